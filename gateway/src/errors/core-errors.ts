@@ -1,0 +1,16 @@
+import { defineErrors } from './catalogue.ts';
+
+/**
+ * Errors raised by the core pipeline itself. Every code here is documented in docs/errors.md; a test
+ * fails when one is not.
+ */
+export const coreErrors = defineErrors({
+  'request.malformed_json': { status: 400, title: 'The request body is not valid JSON' },
+  'request.bad_request': { status: 400, title: 'The request could not be read' },
+  'request.too_large': { status: 413, title: 'The request body exceeds the size limit' },
+  'request.unsupported_encoding': { status: 415, title: 'The request body encoding is not supported' },
+  'request.not_found': { status: 404, title: 'No route matches this request' },
+  'validation.failed': { status: 400, title: 'The request did not pass validation' },
+  'service.unavailable': { status: 503, title: 'The service is temporarily unavailable' },
+  internal: { status: 500, title: 'Internal server error' },
+});

@@ -1,0 +1,121 @@
+import type { Response } from 'express';
+import type { Server } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Database } from '../db/database.ts';
+import type { RouteRegistrar, RouteTable } from '../plugin/route-table.ts';
+import type { HealthReport } from '../plugin/types.ts';
+
+export interface CoreRouteDeps {
+  name: string;
+  version: string;
+  plugins: readonly string[];
+  db: Database;
+  routeTable: RouteTable;
+  /** Migrations known on disk, to compare with what the database recorded. */
+  expectedMigrations: number;
+  healthChecks: ReadonlyMap<string, () => HealthReport | Promise<HealthReport>>;
+  listeners: () => { http: Server | undefined; metrics: Server | undefined };
+  healthTimeoutMs: number;
+}
+
+/** The core's routes (issue 2, "Routes of the core"; DECISIONS.md, "Health"). */
+export function registerCoreRoutes(routes: RouteRegistrar, deps: CoreRouteDeps): void {
+  // The landing body never changes while the process runs: serialise it once.
+  const landing = Buffer.from(
+    JSON.stringify({ name: deps.name, version: deps.version, plugins: deps.plugins }),
+  );
+  const healthy = Buffer.from(JSON.stringify({ status: 'ok' }));
+
+  routes.add({
+    method: 'GET',
+    path: '/',
+    exempt: true,
+    handler: (_req, res) => sendJson(res, landing),
+  });
+
+  // Cheap and free of I/O: liveness probes must not fail because the database is slow.
+  routes.add({
+    method: 'GET',
+    path: '/health',
+    exempt: true,
+    handler: (_req, res) => sendJson(res, healthy),
+  });
+
+  // Gated: it discloses internals (002 "Endpoints").
+  routes.add({
+    method: 'GET',
+    path: '/api/v1/health/full',
+    handler: async (_req, res) => {
+      const report = await fullHealth(deps);
+      res.status(report.status === 'ok' ? 200 : 503).json(report);
+    },
+  });
+}
+
+function sendJson(res: Response, body: Buffer): void {
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(body);
+}
+
+async function fullHealth(deps: CoreRouteDeps) {
+  const [database, migrations, plugins] = await Promise.all([
+    check(deps.healthTimeoutMs, async () => {
+      const started = performance.now();
+      await deps.db.query('SELECT 1');
+      return { status: 'ok' as const, latencyMs: Math.round((performance.now() - started) * 100) / 100 };
+    }),
+    check(deps.healthTimeoutMs, async () => {
+      const { rows } = await deps.db.query<{ applied: number; latest: string | null }>(
+        `SELECT (SELECT count(*)::int FROM gatehouse_migrations) AS applied,
+                (SELECT scope || '/' || name FROM gatehouse_migrations ORDER BY applied_at DESC, name DESC LIMIT 1) AS latest`,
+      );
+      const applied = rows[0]?.applied ?? 0;
+      const pending = Math.max(0, deps.expectedMigrations - applied);
+      return {
+        status: pending === 0 ? ('ok' as const) : ('degraded' as const),
+        applied,
+        pending,
+        latest: rows[0]?.latest ?? null,
+      };
+    }),
+    Promise.all(
+      [...deps.healthChecks].map(async ([id, run]) => [id, await check(deps.healthTimeoutMs, run)] as const),
+    ),
+  ]);
+  const { http, metrics } = deps.listeners();
+  const listeners = { http: http?.listening ?? false, metrics: metrics?.listening ?? false };
+  const statuses = [
+    database.status,
+    migrations.status,
+    listeners.http && listeners.metrics ? 'ok' : 'degraded',
+    ...plugins.map(([, report]) => report.status),
+  ];
+  return {
+    status: statuses.includes('down') ? 'down' : statuses.includes('degraded') ? 'degraded' : 'ok',
+    checks: { database, migrations, listeners, plugins: Object.fromEntries(plugins) },
+    // Operators can see which routes skip the API gate (issue 3, "Exempt routes").
+    exemptRoutes: deps.routeTable
+      .list()
+      .filter((route) => route.exempt)
+      .map((route) => ({ methods: route.methods, pattern: route.pattern, owner: route.owner })),
+  };
+}
+
+/** Runs one health check with a deadline; a throw or a timeout is `down` with a generic reason. */
+async function check(
+  timeoutMs: number,
+  run: () => HealthReport | Promise<HealthReport>,
+): Promise<HealthReport> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<HealthReport>((resolve) => {
+    timer = setTimeout(() => resolve({ status: 'down', reason: 'timed out' }), timeoutMs);
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(run), timeout]);
+  } catch {
+    // The driver's message may disclose hosts or users; it goes to no client, even a gated one.
+    return { status: 'down', reason: 'check failed' };
+  } finally {
+    clearTimeout(timer);
+  }
+}

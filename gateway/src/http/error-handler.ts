@@ -1,0 +1,40 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { coreErrors } from '../errors/core-errors.ts';
+import { PROBLEM_CONTENT_TYPE, toGatewayError, toProblem } from '../errors/problem.ts';
+import { requestIdFor } from './request-context.ts';
+
+/** 002 step 8: hands the request to the route matched in step 4, or reports that none matched. */
+export const dispatch: RequestHandler = (req, res, next) => {
+  const route = req.gatehouse.route;
+  if (route === null) {
+    next(coreErrors.create('request.not_found'));
+    return undefined;
+  }
+  // Express 5 forwards a rejected promise to the error handler.
+  return route.invoke(req, res);
+};
+
+/**
+ * 002 step 9: the common error handler. Every error becomes problem+json (DECISIONS.md, "Errors"); only
+ * catalogue data leaves the process. Unexpected errors are logged with the request id, so a client's
+ * requestId finds the stack in the logs.
+ */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    const error = toGatewayError(err);
+    // An error before step 4 (the CORS step, say) still gets an id.
+    const requestId = req.gatehouse?.id ?? requestIdFor(req);
+    if (error.status >= 500) logger.error({ err, reqId: requestId }, 'request failed');
+    if (res.headersSent) {
+      // Part of a response is on the wire; the only honest signal left is to cut the connection.
+      res.destroy();
+      return;
+    }
+    res.status(error.status);
+    res.setHeader('X-Request-Id', requestId);
+    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
+    res.end(JSON.stringify(toProblem(error, requestId)));
+  };
+}

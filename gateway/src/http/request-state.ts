@@ -1,0 +1,27 @@
+import type { MatchedRoute } from '../plugin/route-table.ts';
+
+/** What the pipeline knows about a request, attached by step 4 (request id and logging). */
+export interface RequestState {
+  /** The request id (DECISIONS.md, "Request id"): echoed in X-Request-Id, logs and audit rows. */
+  readonly id: string;
+  /** The route the request matched, known before the gates run; null when no route matches. */
+  readonly route: MatchedRoute | null;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** Set by the request-context step; absent only in the security-header and CORS steps. */
+    gatehouse: RequestState;
+    /** The exact bytes of a JSON body, kept for signature checks (002 step 3). */
+    rawBody?: Buffer;
+    /** A body-parser error, held back until the request has an id (see body.ts). */
+    bodyError?: unknown;
+  }
+}
+
+declare module 'node:http' {
+  interface IncomingMessage {
+    /** performance.now() when node:http handed the request over; measures body reading too. */
+    gatehouseStartedAt?: number;
+  }
+}

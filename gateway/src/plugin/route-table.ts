@@ -1,0 +1,182 @@
+import type { Request, Response } from 'express';
+import FindMyWay from 'find-my-way';
+import type { z } from 'zod';
+import { coreErrors } from '../errors/core-errors.ts';
+import type { ValidationIssue } from '../errors/gateway-error.ts';
+
+/**
+ * The gateway's one route table. Plugins declare routes here instead of on an Express router so that the
+ * core knows, before the gates run (002 steps 5-7), which route a request is for: its owner, its pattern
+ * (the metrics and audit label, never the raw path), and whether it is exempt or sensitive. The same
+ * lookup dispatches to the handler, so matching happens once per request. Matching is find-my-way's radix
+ * tree (Fastify's router); path syntax is `/things/:id` and a trailing `*` wildcard.
+ */
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+export interface RouteDefinition<P = Record<string, string>, Q = unknown, B = unknown> {
+  method: HttpMethod | readonly HttpMethod[] | 'ALL';
+  path: string;
+  /** zod schemas for the parts of the request the handler reads (002 step 8). */
+  schema?: { params?: z.ZodType<P>; query?: z.ZodType<Q>; body?: z.ZodType<B> };
+  /** Skips both gate layers. Exempt routes are listed on `GET /api/v1/health/full`. */
+  exempt?: boolean;
+  /** Writes an `api.access.sensitive` audit row for every call, not only writes. */
+  sensitive?: boolean;
+  handler(req: Request, res: Response, input: RouteInput<P, Q, B>): unknown;
+}
+
+/** What the pipeline knows about the route a request matched. */
+export interface MatchedRoute {
+  readonly owner: string;
+  readonly pattern: string;
+  readonly exempt: boolean;
+  readonly sensitive: boolean;
+  invoke(req: Request, res: Response): unknown;
+}
+
+export interface RouteMatch {
+  route: MatchedRoute;
+  params: Record<string, string | undefined>;
+}
+
+export interface RouteRegistrar {
+  add<P = Record<string, string>, Q = unknown, B = unknown>(route: RouteDefinition<P, Q, B>): void;
+}
+
+export interface RouteSummary {
+  owner: string;
+  methods: string[];
+  pattern: string;
+  exempt: boolean;
+  sensitive: boolean;
+}
+
+export class RouteConflictError extends Error {
+  override readonly name = 'RouteConflictError';
+}
+
+export class RouteTable {
+  readonly #router = FindMyWay({ caseSensitive: true, ignoreTrailingSlash: false, maxParamLength: 512 });
+  /** Normalised "METHOD pattern" → owner, for conflict messages that name both plugins. */
+  readonly #claims = new Map<string, string>();
+  readonly #summaries: RouteSummary[] = [];
+
+  /** A registrar bound to one owner (a plugin id or `core`). */
+  registrar(owner: string): RouteRegistrar {
+    return { add: (route) => this.#add(owner, route as RouteDefinition) };
+  }
+
+  find(method: string, url: string): RouteMatch | null {
+    const found = this.#router.find(method as HttpMethod, url);
+    if (!found) return null;
+    return { route: found.store as MatchedRoute, params: found.params };
+  }
+
+  /** Every declared route, for operators (`GET /api/v1/health/full`) and docs. */
+  list(): readonly RouteSummary[] {
+    return this.#summaries;
+  }
+
+  #add(owner: string, definition: RouteDefinition): void {
+    if (!definition.path.startsWith('/')) {
+      throw new RouteConflictError(`plugin ${owner}: route path "${definition.path}" must start with "/"`);
+    }
+    const methods = expandMethods(definition.method);
+    const shape = normalise(definition.path);
+    for (const method of methods) {
+      const claimedBy = this.#claims.get(`${method} ${shape}`);
+      if (claimedBy !== undefined) {
+        const who =
+          claimedBy === owner
+            ? `plugin ${owner} declares it twice`
+            : `claimed by both ${claimedBy} and ${owner}`;
+        throw new RouteConflictError(`route ${method} ${definition.path} is ${who}`);
+      }
+    }
+    const route: MatchedRoute = {
+      owner,
+      pattern: definition.path,
+      exempt: definition.exempt ?? false,
+      sensitive: definition.sensitive ?? false,
+      invoke: compileHandler(definition),
+    };
+    for (const method of methods) {
+      this.#claims.set(`${method} ${shape}`, owner);
+      this.#router.on(method, definition.path, noop, route);
+    }
+    this.#summaries.push({
+      owner,
+      methods,
+      pattern: definition.path,
+      exempt: route.exempt,
+      sensitive: route.sensitive,
+    });
+  }
+}
+
+function noop(): void {}
+
+function expandMethods(method: RouteDefinition['method']): HttpMethod[] {
+  if (method === 'ALL') return [...HTTP_METHODS];
+  const list: readonly HttpMethod[] = typeof method === 'string' ? [method] : method;
+  // A GET route answers HEAD too, as Express does; HEAD responses carry no body (node:http drops it).
+  return list.includes('GET') && !list.includes('HEAD') ? [...list, 'HEAD'] : [...list];
+}
+
+/** `/a/:id` and `/a/:key` are the same route: parameter names do not distinguish routes. */
+function normalise(path: string): string {
+  return path.replace(/:[^/]+/g, ':');
+}
+
+/**
+ * Wraps a handler with the schema validation of 002 step 8: params, query and body are parsed before the
+ * handler runs, and a failure is one `validation.failed` error listing every issue.
+ */
+function compileHandler(definition: RouteDefinition): (req: Request, res: Response) => unknown {
+  const schema = definition.schema;
+  if (!schema) {
+    // Without a query schema `input.query` stays undefined: Express 5 parses `req.query` lazily on access,
+    // and most routes never read it.
+    return (req, res) =>
+      definition.handler(req, res, {
+        params: req.params as Record<string, string>,
+        query: undefined,
+        body: req.body,
+      });
+  }
+  return (req, res) => {
+    const issues: ValidationIssue[] = [];
+    const params = parsePart('params', schema.params, req.params, issues);
+    const query = parsePart('query', schema.query, schema.query ? req.query : undefined, issues);
+    const body = parsePart('body', schema.body, req.body, issues);
+    if (issues.length > 0) {
+      throw coreErrors.create('validation.failed', {
+        detail: `${issues.length} problem${issues.length === 1 ? '' : 's'} with the request`,
+        extensions: { errors: issues },
+      });
+    }
+    return definition.handler(req, res, { params: params as Record<string, string>, query, body });
+  };
+}
+
+function parsePart(
+  part: 'params' | 'query' | 'body',
+  schema: z.ZodType | undefined,
+  value: unknown,
+  issues: ValidationIssue[],
+): unknown {
+  if (!schema) return value;
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) {
+    issues.push({ path: [part, ...issue.path.map(String)].join('.'), message: issue.message });
+  }
+  return undefined;
+}

@@ -1,0 +1,79 @@
+import type { RequestHandler } from 'express';
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { z } from 'zod';
+import type { AuditWriter } from '../audit/audit-writer.ts';
+import type { Clock } from '../clock.ts';
+import type { CoreConfig } from '../config/core-config.ts';
+import type { EnvSchema } from '../config/read-env.ts';
+import type { Database } from '../db/database.ts';
+import type { ErrorCatalogue } from '../errors/catalogue.ts';
+import type { RouteRegistrar } from './route-table.ts';
+
+/**
+ * The plugin contract (style guide, "A small, explicit plugin contract"). A plugin is a plain typed object;
+ * it never imports another plugin's files and receives everything it needs through `register(ctx)`.
+ */
+export interface GatewayPlugin<S extends EnvSchema = EnvSchema> {
+  /** Prefixes the plugin's routes, tables, error codes, metrics and log fields. */
+  readonly id: string;
+  /** Plugins that must be enabled and registered before this one. */
+  readonly dependsOn: readonly string[];
+  /** The environment variables the plugin reads; parsed at boot with every other variable. */
+  readonly config: S;
+  /** Folder of the plugin's plain-SQL migrations (`migrations/<id>/`), if it has tables. */
+  readonly migrations?: string;
+  /** Every error code the plugin may answer with; each code starts with `<id>.`. */
+  readonly errors: ErrorCatalogue;
+  register(ctx: PluginContext<z.output<S>>): void | Promise<void>;
+}
+
+/** Typed helper so a plugin's `register` sees its own parsed config. */
+export function definePlugin<S extends EnvSchema>(plugin: GatewayPlugin<S>): GatewayPlugin<S> {
+  return plugin;
+}
+
+export interface PluginContext<C> {
+  readonly id: string;
+  readonly config: Readonly<C>;
+  /** The core settings a plugin may need to read (APP_ENV, public URL settings). */
+  readonly core: Readonly<CoreConfig>;
+  readonly logger: Logger;
+  readonly db: Database;
+  readonly routes: RouteRegistrar;
+  readonly audit: AuditWriter;
+  readonly metrics: Registry;
+  readonly clock: Clock;
+  readonly hooks: PluginHooks;
+}
+
+/**
+ * The pipeline slots of 002 "Request processing order" that extensions may fill. They run after request
+ * id/logging and before the route handler, in this order. Empty slots cost nothing per request.
+ */
+export const PIPELINE_SLOTS = ['gate.layer1', 'gate.layer2', 'audit.sensitive'] as const;
+export type PipelineSlot = (typeof PIPELINE_SLOTS)[number];
+
+export type HealthStatus = 'ok' | 'degraded' | 'down';
+export interface HealthReport {
+  status: HealthStatus;
+  [detail: string]: unknown;
+}
+
+export interface ReadyInfo {
+  /** The public HTTP server (socket.io attaches here). */
+  server: Server;
+}
+
+/** Every hook a plugin may use, in one place (style guide, after Fastify's hook list). */
+export interface PluginHooks {
+  /** Adds middleware to a pipeline slot. */
+  pipeline(slot: PipelineSlot, handler: RequestHandler): void;
+  /** Contributes to `GET /api/v1/health/full` under the plugin's id. */
+  health(check: () => HealthReport | Promise<HealthReport>): void;
+  /** Runs once the public server listens. */
+  onReady(fn: (info: ReadyInfo) => void | Promise<void>): void;
+  /** Runs at shutdown after in-flight requests drained, in reverse registration order. */
+  onClose(fn: () => void | Promise<void>): void;
+}

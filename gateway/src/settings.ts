@@ -1,0 +1,24 @@
+import { coreConfigSchema, type CoreConfig } from './config/core-config.ts';
+import { readEnv, type Env } from './config/read-env.ts';
+import { BootError } from './boot-error.ts';
+import { resolvePlugins, type ResolvedPlugin } from './plugin/loader.ts';
+import type { GatewayPlugin } from './plugin/types.ts';
+
+export interface Settings {
+  core: CoreConfig;
+  plugins: ResolvedPlugin[];
+}
+
+/**
+ * Parses every environment variable once, the core's and each enabled plugin's, and throws one BootError
+ * listing every problem (DECISIONS.md, "Config").
+ */
+export function loadSettings(env: Env, available: ReadonlyMap<string, GatewayPlugin>): Settings {
+  const core = readEnv(coreConfigSchema, env);
+  // Without a readable GATEWAY_PLUGINS the plugins cannot be checked, but the core's problems still are.
+  const requested = core.ok ? core.value.GATEWAY_PLUGINS : [];
+  const plugins = resolvePlugins(requested, available, env);
+  const problems = [...(core.ok ? [] : core.problems), ...(plugins.ok ? [] : plugins.problems)];
+  if (!core.ok || !plugins.ok) throw new BootError(problems);
+  return { core: core.value, plugins: plugins.plugins };
+}

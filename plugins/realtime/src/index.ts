@@ -1,0 +1,19 @@
+import { definePlugin } from '../../../gateway/src/plugin/types.ts';
+import { realtimeConfigSchema } from './config.ts';
+import { realtimeErrors } from './error-codes.ts';
+
+/**
+ * Realtime delivery (document 002, "Events"): Postgres NOTIFY on service_events forwarded to socket.io rooms. Depends on messaging: the five notify_* trigger functions are on messaging's tables.
+ *
+ * Registered with the core so GATEWAY_PLUGINS can name it; its routes, tables and settings arrive with
+ * the issue that builds it.
+ */
+export const realtimePlugin = definePlugin({
+  id: 'realtime',
+  dependsOn: ['messaging'],
+  config: realtimeConfigSchema,
+  errors: realtimeErrors,
+  register(ctx) {
+    ctx.logger.debug('realtime plugin registered (no routes yet)');
+  },
+});

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['gateway/**/*.test.ts', 'plugins/**/*.test.ts', 'operator/**/*.test.ts', 'test/**/*.test.ts'],
+    // One PostgreSQL server for the whole run; each test file gets its own database (test/helpers/database.ts).
+    globalSetup: ['test/global-setup.ts'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Spawned gateways print their logs; keep the runner's output readable.
+    silent: 'passed-only',
+  },
+});
