@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { RequestHandler } from 'express';
@@ -23,8 +23,8 @@ import {
 import { registerCoreRoutes } from './http/core-routes.ts';
 import { createHttpMetrics } from './http/http-metrics.ts';
 import { createMetricsServer } from './http/metrics-server.ts';
-import { buildApp } from './http/pipeline.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { buildPipeline } from './http/pipeline.ts';
+import { createLoggers, type Logger } from './logger.ts';
 import { migrationsDir } from './plugin/migrations-dir.ts';
 import type { ResolvedPlugin } from './plugin/loader.ts';
 import { RouteConflictError, RouteTable } from './plugin/route-table.ts';
@@ -55,7 +55,10 @@ export interface RunningGateway {
 /** Boots the gateway: settings → database → migrations → plugins → pipeline → listeners. */
 export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
   const settings = loadSettings(options.env ?? process.env, pluginMap(options.available));
-  const logger = createLogger({ level: settings.core.LOG_LEVEL, destination: options.logDestination });
+  const { logger, accessLog } = createLoggers({
+    level: settings.core.LOG_LEVEL,
+    destination: options.logDestination,
+  });
   const clock = options.clock ?? systemClock;
   const cleanup: Array<() => Promise<void>> = [];
   const undo = async () => {
@@ -77,8 +80,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     const audit = createAuditWriter({ db, clock, logger });
     const routeTable = new RouteTable();
     const hooks = createHookCollector();
-    let server: Server | undefined;
-    let metricsServer: Server | undefined;
+    // Created now, listening later: the core routes report on them, the pipeline is attached once built.
+    const server = createServer();
+    const metricsServer = createMetricsServer(registry);
 
     registerCoreRoutes(routeTable.registrar('core'), {
       name: packageJson.name,
@@ -93,19 +97,19 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     });
     await registerPlugins(settings, { db, logger, audit, registry, clock, routeTable, hooks });
 
-    const app = buildApp({
+    const handle = buildPipeline({
       routes: routeTable,
       slots: hooks.slots,
       logger,
+      accessLog,
       metrics: createHttpMetrics(registry),
       corsOrigins: settings.core.CORS_ORIGINS,
       trustProxy: settings.core.TRUST_PROXY,
     });
-    server = createServer((req, res) => {
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       req.gatehouseStartedAt = performance.now();
-      void app(req, res);
+      handle(req, res);
     });
-    metricsServer = createMetricsServer(registry);
     await listen(server, settings.core.PORT, settings.core.HOST, 'PORT');
     cleanup.push(() => closeServer(server));
     await listen(
@@ -129,8 +133,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= shutdown({
-        server: server as Server,
-        metricsServer: metricsServer as Server,
+        server,
+        metricsServer,
         timeoutMs: settings.core.SHUTDOWN_TIMEOUT_MS,
         closeHooks: hooks.close,
         audit,
@@ -148,7 +152,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 /** `gatehouse migrate`: the same settings and migrations as boot, without serving. */
 export async function runMigrations(options: GatewayOptions = {}): Promise<MigrationReport> {
   const settings = loadSettings(options.env ?? process.env, pluginMap(options.available));
-  const logger = createLogger({ level: settings.core.LOG_LEVEL, destination: options.logDestination });
+  const { logger } = createLoggers({ level: settings.core.LOG_LEVEL, destination: options.logDestination });
   const { db, embedded } = await openDatabase(settings.core, logger);
   try {
     return await runMigrationsOrRefuse(db, migrationSources(settings.plugins), logger);

@@ -1,21 +1,27 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { createAccessLog, type AccessLog } from './http/access-log.ts';
+import { LineSink } from './log-sink.ts';
 
 export type { Logger } from 'pino';
 
+export interface Loggers {
+  /** The application logger (pino), with redaction as a safety net. */
+  logger: Logger;
+  /** One line per request with fixed, safe fields; same sink, same JSON shape. */
+  accessLog: AccessLog;
+}
+
 /**
- * Structured JSON logs, one object a line (pino). Redaction is a safety net for the rule "no secret,
- * password, code or token in logs": code should not log such values in the first place.
+ * Structured JSON logs, one object a line, timestamps in epoch milliseconds (`time`), numeric pino levels.
+ * Redaction is a safety net for the rule "no secret, password, code or token in logs": code should not
+ * log such values in the first place.
  */
-export function createLogger(options: { level: string; destination?: DestinationStream }): Logger {
-  const destination =
-    options.destination ??
-    // Asynchronous writes keep logging off the request's critical path; pino flushes on exit.
-    pino.destination({ dest: 1, sync: false });
-  return pino(
+export function createLoggers(options: { level: string; destination?: DestinationStream }): Loggers {
+  const sink = options.destination ?? new LineSink();
+  const logger = pino(
     {
       level: options.level,
       base: { service: 'gatehouse' },
-      timestamp: pino.stdTimeFunctions.isoTime,
       redact: {
         paths: [
           '*.password',
@@ -30,8 +36,8 @@ export function createLogger(options: { level: string; destination?: Destination
         ],
         censor: '[redacted]',
       },
-      formatters: { level: (label) => ({ level: label }) },
     },
-    destination,
+    sink,
   );
+  return { logger, accessLog: createAccessLog({ sink, enabled: logger.isLevelEnabled('info') }) };
 }

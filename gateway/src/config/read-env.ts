@@ -20,7 +20,7 @@ export function readEnv<S extends EnvSchema>(schema: S, env: Env): ReadResult<z.
   const problems: string[] = [];
   const input: Record<string, string | undefined> = {};
   for (const [name, field] of Object.entries(schema.shape)) {
-    const isSecret = secretSchemas.has(field as z.ZodType);
+    const isSecret = secretSchemas.has(field);
     const direct = nonEmpty(env[name]);
     const filePath = isSecret ? nonEmpty(env[`${name}_FILE`]) : undefined;
     if (direct !== undefined && filePath !== undefined) {

@@ -4,6 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { BootError } from '../boot-error.ts';
 
 /**
  * The embedded default database (DECISIONS.md, "Database"): when DATABASE_URL is unset, a real PostgreSQL
@@ -64,11 +65,13 @@ export async function startEmbeddedPostgres(options: {
     }
     await server.start();
   } catch (err) {
-    const reason = err instanceof Error ? err.message : recentLog.join(' | ');
-    throw new Error(
-      `embedded PostgreSQL failed to start on 127.0.0.1:${options.port} with data in ${clusterDir}: ${reason || 'no output'}` +
-        ' (is another server using the port or the data directory? set EMBEDDED_PG_PORT or DATABASE_URL)',
-    );
+    const reason = (err instanceof Error ? err.message : recentLog.join(' | ')) || 'no output';
+    const hint = /permission denied/i.test(reason)
+      ? 'PostgreSQL runs as the unprivileged "postgres" user, which must be able to enter DATA_DIR and its parents'
+      : 'is another server using the port or the data directory? set EMBEDDED_PG_PORT, DATA_DIR or DATABASE_URL';
+    throw new BootError([
+      `DATABASE_URL is unset and the embedded PostgreSQL failed to start on 127.0.0.1:${options.port} with data in ${clusterDir}: ${reason.trim()} (${hint})`,
+    ]);
   }
 
   const admin = server.getPgClient('postgres', '127.0.0.1');

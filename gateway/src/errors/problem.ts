@@ -1,5 +1,5 @@
 import { coreErrors } from './core-errors.ts';
-import { GatewayError, isGatewayError } from './gateway-error.ts';
+import { isGatewayError, type GatewayError } from './gateway-error.ts';
 
 /** The RFC 9457 body every 4xx/5xx carries (DECISIONS.md, "Errors", binding). */
 export interface ProblemDetails {

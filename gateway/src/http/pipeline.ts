@@ -1,13 +1,16 @@
-import cors from 'cors';
-import express, { type Express, type RequestHandler } from 'express';
-import helmet from 'helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { RouteTable } from '../plugin/route-table.ts';
 import { PIPELINE_SLOTS, type PipelineSlot } from '../plugin/types.ts';
+import type { AccessLog } from './access-log.ts';
 import { jsonBody } from './body.ts';
+import { compose } from './compose.ts';
+import { crossOrigin } from './cross-origin.ts';
 import { dispatch, errorHandler } from './error-handler.ts';
 import type { HttpMetrics } from './http-metrics.ts';
 import { requestContext } from './request-context.ts';
+import { securityHeaders } from './security-headers.ts';
 
 /**
  * The request processing order of document 002, exactly:
@@ -27,34 +30,18 @@ export const PIPELINE_ORDER = [
   'error-handler',
 ] as const;
 
-/** Headers a browser client may send cross-origin, and those it may read back. */
-const CORS_ALLOWED_HEADERS = [
-  'Content-Type',
-  'Authorization',
-  'X-Request-Id',
-  'X-Internal-Signature',
-  'X-Forwarded-Session',
-  'X-Api-Key',
-  'Idempotency-Key',
-];
-const CORS_EXPOSED_HEADERS = [
-  'X-Request-Id',
-  'Retry-After',
-  'RateLimit-Limit',
-  'RateLimit-Remaining',
-  'RateLimit-Reset',
-];
-
 export interface PipelineDeps {
   routes: RouteTable;
   slots: ReadonlyMap<PipelineSlot, readonly RequestHandler[]>;
   logger: Logger;
+  accessLog: AccessLog;
   metrics: HttpMetrics;
   corsOrigins: readonly string[];
   trustProxy: boolean | number | string;
 }
 
-export function buildApp(deps: PipelineDeps): Express {
+/** Assembles the pipeline; returns the request listener for node:http. */
+export function buildPipeline(deps: PipelineDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const app = express();
   app.disable('x-powered-by');
   // No ETag on API responses: hashing every body costs more than the rare conditional GET saves.
@@ -62,22 +49,21 @@ export function buildApp(deps: PipelineDeps): Express {
   // Client IPs for audit rows and rate limits come from X-Forwarded-For only behind a trusted proxy.
   app.set('trust proxy', deps.trustProxy);
 
-  app.use(helmet()); // 1
-  app.use(
-    cors({
-      origin: [...deps.corsOrigins],
-      credentials: true,
-      allowedHeaders: CORS_ALLOWED_HEADERS,
-      exposedHeaders: CORS_EXPOSED_HEADERS,
-      maxAge: 600,
-    }),
-  ); // 2
-  app.use(jsonBody()); // 3
-  app.use(requestContext(deps)); // 4
-  for (const slot of PIPELINE_SLOTS) {
-    for (const handler of deps.slots.get(slot) ?? []) app.use(handler); // 5, 6, 7
-  }
-  app.use(dispatch); // 8
-  app.use(errorHandler(deps.logger)); // 9
-  return app;
+  const steps: Record<
+    Exclude<(typeof PIPELINE_ORDER)[number], 'error-handler'>,
+    readonly RequestHandler[]
+  > = {
+    'security-headers': [securityHeaders()],
+    cors: [crossOrigin(deps.corsOrigins)],
+    'json-body': [jsonBody()],
+    'request-context': [
+      requestContext({ routes: deps.routes, accessLog: deps.accessLog, metrics: deps.metrics }),
+    ],
+    'gate.layer1': deps.slots.get('gate.layer1') ?? [],
+    'gate.layer2': deps.slots.get('gate.layer2') ?? [],
+    'audit.sensitive': deps.slots.get('audit.sensitive') ?? [],
+    'route-handler': [dispatch],
+  };
+  const chain = PIPELINE_ORDER.flatMap((name) => (name === 'error-handler' ? [] : steps[name]));
+  return compose(app, chain, errorHandler(deps.logger));
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler, Response } from 'express';
-import type { Logger } from 'pino';
 import type { RouteTable } from '../plugin/route-table.ts';
+import type { AccessLog } from './access-log.ts';
 import { UNMATCHED_ROUTE, type HttpMetrics } from './http-metrics.ts';
 import './request-state.ts';
 
@@ -21,50 +21,44 @@ export function requestIdFor(req: Request): string {
  */
 export function requestContext(deps: {
   routes: RouteTable;
-  logger: Logger;
+  accessLog: AccessLog;
   metrics: HttpMetrics;
 }): RequestHandler {
-  const { routes, logger, metrics } = deps;
+  const { routes, accessLog, metrics } = deps;
+
+  // One listener function for all requests (no closure per request): it finds its request via `this.req`.
+  function onClose(this: Response): void {
+    const req = this.req;
+    const seconds = (performance.now() - (req.gatehouseStartedAt ?? 0)) / 1000;
+    const state = req.gatehouse;
+    const route = state.route ? state.route.pattern : UNMATCHED_ROUTE;
+    metrics.observe(req.method, route, this.statusCode, seconds);
+    if (!accessLog.enabled) return;
+    accessLog.write({
+      reqId: state.id,
+      method: req.method,
+      route,
+      // The raw path only for unmatched requests (to see what clients probe); never the query string,
+      // which may carry tokens (e.g. hub.verify_token).
+      path: state.route ? undefined : req.path,
+      status: this.statusCode,
+      durationMs: Math.round(seconds * 1e5) / 100,
+      aborted: !this.writableFinished,
+    });
+  }
+
   return (req, res, next) => {
     const id = requestIdFor(req);
     res.setHeader('X-Request-Id', id);
     const match = routes.find(req.method, req.url);
     if (match) req.params = match.params as Record<string, string>;
     req.gatehouse = { id, route: match ? match.route : null };
-    const startedAt = req.gatehouseStartedAt ?? performance.now();
-    res.once('close', () => logAndMeasure(req, res, logger, metrics, startedAt));
+    req.gatehouseStartedAt ??= performance.now();
+    res.on('close', onClose);
     if (req.bodyError !== undefined) {
       next(req.bodyError);
       return;
     }
     next();
   };
-}
-
-function logAndMeasure(
-  req: Request,
-  res: Response,
-  logger: Logger,
-  metrics: HttpMetrics,
-  startedAt: number,
-): void {
-  const seconds = (performance.now() - startedAt) / 1000;
-  const state = req.gatehouse;
-  const route = state.route ? state.route.pattern : UNMATCHED_ROUTE;
-  metrics.observe(req.method, route, res.statusCode, seconds);
-  if (!logger.isLevelEnabled('info')) return;
-  logger.info(
-    {
-      reqId: state.id,
-      method: req.method,
-      route,
-      // The raw path only for unmatched requests (to see what clients probe); never the query string,
-      // which may carry tokens (e.g. hub.verify_token).
-      ...(state.route ? {} : { path: req.path }),
-      status: res.statusCode,
-      durationMs: Math.round(seconds * 1e5) / 100,
-      ...(res.writableFinished ? {} : { aborted: true }),
-    },
-    'request',
-  );
 }

@@ -16,6 +16,8 @@ declare module 'express-serve-static-core' {
     rawBody?: Buffer;
     /** A body-parser error, held back until the request has an id (see body.ts). */
     bodyError?: unknown;
+    /** Set once the error handler has run, so a second failure is not answered twice (see compose.ts). */
+    gatehouseFailed?: boolean;
   }
 }
 

@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+export interface Target {
+  name: string;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a Node process and waits until `ready()` says it answers. Output goes to `logFile`. */
+export async function startProcess(options: {
+  name: string;
+  args: string[];
+  env: Record<string, string>;
+  logFile: string;
+  port: number;
+  readyPath: string;
+}): Promise<Target> {
+  // Output goes straight to a file descriptor, not through a pipe this process would have to pump.
+  const log = openSync(options.logFile, 'w');
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...options.args],
+    {
+      env: { ...process.env, ...options.env, PORT: String(options.port) },
+      stdio: ['ignore', log, log],
+    },
+  );
+  const url = `http://127.0.0.1:${options.port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null)
+      throw new Error(`${options.name} exited with ${child.exitCode}; see ${options.logFile}`);
+    try {
+      const res = await fetch(url + options.readyPath);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline)
+      throw new Error(`${options.name} did not become ready; see ${options.logFile}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    name: options.name,
+    url,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
