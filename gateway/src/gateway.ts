@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { RequestHandler } from 'express';
 import type { DestinationStream } from 'pino';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import packageJson from '../../package.json' with { type: 'json' };
 import { createAuditWriter, type AuditWriter } from './audit/audit-writer.ts';
 import { BootError } from './boot-error.ts';
@@ -23,6 +23,7 @@ import {
 import { registerCoreRoutes } from './http/core-routes.ts';
 import { createHttpMetrics } from './http/http-metrics.ts';
 import { createMetricsServer } from './http/metrics-server.ts';
+import { createMetricsRegistry } from './http/registry.ts';
 import { buildPipeline } from './http/pipeline.ts';
 import { createLoggers, type Logger } from './logger.ts';
 import { migrationsDir } from './plugin/migrations-dir.ts';
@@ -75,8 +76,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     await runMigrationsOrRefuse(db, sources, logger);
     const expectedMigrations = (await readMigrations(sources)).length;
 
-    const registry = new Registry();
-    collectDefaultMetrics({ register: registry });
+    const registry = createMetricsRegistry();
     const audit = createAuditWriter({ db, clock, logger });
     const routeTable = new RouteTable();
     const hooks = createHookCollector();

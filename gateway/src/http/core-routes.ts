@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Database } from '../db/database.ts';
 import type { RouteRegistrar, RouteTable } from '../plugin/route-table.ts';
-import type { HealthReport } from '../plugin/types.ts';
+import type { HealthReport, HealthStatus } from '../plugin/types.ts';
 
 export interface CoreRouteDeps {
   name: string;
@@ -57,7 +57,19 @@ function sendJson(res: Response, body: Buffer): void {
   res.end(body);
 }
 
-async function fullHealth(deps: CoreRouteDeps) {
+/** The body of `GET /api/v1/health/full`. */
+export interface FullHealthReport {
+  status: HealthStatus;
+  checks: {
+    database: HealthReport;
+    migrations: HealthReport;
+    listeners: { http: boolean; metrics: boolean };
+    plugins: Record<string, HealthReport>;
+  };
+  exemptRoutes: Array<{ methods: string[]; pattern: string; owner: string }>;
+}
+
+async function fullHealth(deps: CoreRouteDeps): Promise<FullHealthReport> {
   const [database, migrations, plugins] = await Promise.all([
     check(deps.healthTimeoutMs, async () => {
       const started = performance.now();

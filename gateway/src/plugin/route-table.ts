@@ -95,7 +95,7 @@ export class RouteTable {
       if (claimedBy !== undefined) {
         const who =
           claimedBy === owner
-            ? `plugin ${owner} declares it twice`
+            ? `declared twice by plugin ${owner}`
             : `claimed by both ${claimedBy} and ${owner}`;
         throw new RouteConflictError(`route ${method} ${definition.path} is ${who}`);
       }

@@ -1,0 +1,20 @@
+import { collectDefaultMetrics, Registry } from 'prom-client';
+
+/**
+ * prom-client's default metrics name three gauges with a `_total` suffix, which the exposition-format
+ * rules reserve for counters (`promtool check metrics` rejects them). Each is the sum of a per-type gauge
+ * that stays (`nodejs_active_handles{type}` and so on), so nothing is lost by dropping them.
+ */
+const MISNAMED_DEFAULT_GAUGES = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
+/** The gateway's own registry (never prom-client's global one), with the default process metrics. */
+export function createMetricsRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  for (const name of MISNAMED_DEFAULT_GAUGES) registry.removeSingleMetric(name);
+  return registry;
+}

