@@ -74,6 +74,35 @@ describe('refuses to boot', () => {
     expect(stderr.match(/^ {2}- /gm)).toHaveLength(6);
   });
 
+  it('reports plugin problems together with core ones, and names each bad entry', async () => {
+    const { code, stderr } = await boot({
+      GATEWAY_PLUGINS: 'auth,nope',
+      TRUST_PROXY: '10.0.0.0/33',
+      CORS_ORIGINS: 'https://ok.example.com,https://bad.example.com/path,*',
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain('GATEWAY_PLUGINS: unknown plugin "nope"');
+    expect(stderr).toMatch(
+      /TRUST_PROXY: must be true, false, a hop count or addresses\/CIDRs \(invalid range on address: 10\.0\.0\.0\/33\)/,
+    );
+    expect(stderr).toContain('CORS_ORIGINS: "https://bad.example.com/path" is not an origin');
+    expect(stderr).toContain('CORS_ORIGINS: "*" is not an origin');
+    expect(stderr).not.toContain('"https://ok.example.com" is not');
+  });
+
+  it('when the database cannot be reached, naming it without the password', async () => {
+    const port = await freePort();
+    const { code, stderr } = await boot({
+      DATABASE_URL: `postgres://app:pw-should-not-show@127.0.0.1:${port}/gatehouse`,
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      `DATABASE_URL: cannot use the database at 127.0.0.1:${port}/gatehouse (ECONNREFUSED`,
+    );
+    expect(stderr).not.toContain('pw-should-not-show');
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('when a secret is given both directly and as NAME_FILE, or its file is unreadable', async () => {
     const both = await boot({ DATABASE_URL_FILE: '/nonexistent/db-url' });
     expect(both.code).toBe(1);

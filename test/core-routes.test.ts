@@ -52,7 +52,18 @@ describe('GET /health', () => {
       expect(await res.json()).toEqual({ status: 'ok' });
       const full = await fetch(`${isolated.url}/api/v1/health/full`);
       expect(full.status).toBe(503);
-      const report = (await full.json()) as { checks: { database: { status: string; reason?: string } } };
+      expect(full.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+      const report = (await full.json()) as {
+        code: string;
+        detail: string;
+        health: string;
+        checks: { database: unknown };
+      };
+      expect(report).toMatchObject({
+        code: 'service.unavailable',
+        health: 'down',
+        detail: 'Health checks not ok: database, migrations',
+      });
       expect(report.checks.database).toEqual({ status: 'down', reason: 'check failed' });
     } finally {
       await isolated.close();
@@ -93,7 +104,13 @@ describe('GET /api/v1/health/full', () => {
     try {
       const res = await fetch(`${sick.url}/api/v1/health/full`);
       expect(res.status).toBe(503);
-      expect(((await res.json()) as { status: string }).status).toBe('down');
+      expect(await res.json()).toMatchObject({
+        status: 503,
+        code: 'service.unavailable',
+        health: 'down',
+        detail: 'Health checks not ok: plugins.fixture',
+        checks: { plugins: { fixture: { status: 'down' } } },
+      });
     } finally {
       await sick.close();
       await other.drop();
@@ -144,5 +161,9 @@ describe('metrics', () => {
     const res = await fetch(`${gateway.metricsUrl}/`);
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+    expect(await res.json()).toMatchObject({
+      code: 'request.not_found',
+      requestId: res.headers.get('x-request-id'),
+    });
   });
 });

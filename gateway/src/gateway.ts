@@ -74,7 +74,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     });
     const sources = migrationSources(settings.plugins);
     await runMigrationsOrRefuse(db, sources, logger);
-    const expectedMigrations = (await readMigrations(sources)).length;
+    const expectedMigrations = (await readMigrations(sources)).map((file) => `${file.scope}/${file.name}`);
 
     const registry = createMetricsRegistry();
     const audit = createAuditWriter({ db, clock, logger });
@@ -208,8 +208,30 @@ async function runMigrationsOrRefuse(
     return await migrate(db.pool, sources, logger);
   } catch (err) {
     if (err instanceof MigrationError) throw new BootError(err.message.split('\n'));
+    const unreachable = describeConnectionFailure(err, db);
+    if (unreachable) throw new BootError([unreachable]);
     throw err;
   }
+}
+
+/** Errors that mean "the database named by DATABASE_URL cannot be used", by Node or Postgres code. */
+const CONNECTION_FAILURES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  '28P01',
+  '28000',
+  '3D000',
+]);
+
+/** A boot refusal naming host, port and database (never the password) when the database is unreachable. */
+function describeConnectionFailure(err: unknown, db: Database): string | null {
+  const code = (err as { code?: unknown }).code;
+  const timedOut = err instanceof Error && /timeout/i.test(err.message);
+  if (!timedOut && (typeof code !== 'string' || !CONNECTION_FAILURES.has(code))) return null;
+  return `DATABASE_URL: cannot use the database at ${db.target} (${typeof code === 'string' ? `${code}: ` : ''}${(err as Error).message})`;
 }
 
 interface HookCollector extends PluginHooks {

@@ -15,8 +15,9 @@ export interface Settings {
  */
 export function loadSettings(env: Env, available: ReadonlyMap<string, GatewayPlugin>): Settings {
   const core = readEnv(coreConfigSchema, env);
-  // Without a readable GATEWAY_PLUGINS the plugins cannot be checked, but the core's problems still are.
-  const requested = core.ok ? core.value.GATEWAY_PLUGINS : [];
+  // The plugins are checked even when other core variables are bad, so one run reports everything.
+  const pluginList = readEnv(coreConfigSchema.pick({ GATEWAY_PLUGINS: true }), env);
+  const requested = pluginList.ok ? pluginList.value.GATEWAY_PLUGINS : [];
   const plugins = resolvePlugins(requested, available, env);
   const problems = [...(core.ok ? [] : core.problems), ...(plugins.ok ? [] : plugins.problems)];
   if (!core.ok || !plugins.ok) throw new BootError(problems);

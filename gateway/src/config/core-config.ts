@@ -1,17 +1,53 @@
+import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 import { integer, list, oneOf, port, secret } from './env-schema.ts';
 
 /** The plugins a gateway runs when GATEWAY_PLUGINS is unset (DECISIONS.md, "Plugins"). */
 export const DEFAULT_PLUGINS = ['auth', 'kyc', 'messaging', 'realtime'] as const;
 
-const origin = z.string().refine((value) => {
-  if (value === '*') return false;
+/** CORS_ORIGINS: each entry an exact origin; each bad entry is named in its own message. */
+const origins = list([]).superRefine((entries, ctx) => {
+  for (const entry of entries) {
+    if (!isOrigin(entry)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${entry}" is not an origin like https://app.example.com (no path, no trailing slash, no "*")`,
+      });
+    }
+  }
+});
+
+function isOrigin(value: string): boolean {
   try {
-    return new URL(value).origin === value;
+    return value !== '*' && new URL(value).origin === value;
   } catch {
     return false;
   }
-}, 'each entry must be an origin like https://app.example.com (no path, no trailing slash, no "*")');
+}
+
+/**
+ * TRUST_PROXY, in Express's "trust proxy" forms: true/false, a hop count, or a comma-separated list of
+ * addresses, CIDR ranges and the names loopback, linklocal, uniquelocal. Checked here with the same
+ * parser Express uses (proxy-addr), so a typo refuses boot instead of failing later.
+ */
+const trustProxy = z
+  .string()
+  .default('false')
+  .transform((value, ctx): boolean | number | string => {
+    if (value === 'true') return true;
+    if (value === 'false') return false;
+    if (/^\d+$/.test(value)) return Number(value);
+    try {
+      proxyaddr.compile(value.split(',').map((entry) => entry.trim()));
+      return value;
+    } catch (err) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be true, false, a hop count or addresses/CIDRs (${(err as Error).message})`,
+      });
+      return z.NEVER;
+    }
+  });
 
 const databaseUrl = z
   .string()
@@ -32,15 +68,8 @@ export const coreConfigSchema = z.object({
   DATA_DIR: z.string().default('.data'),
   EMBEDDED_PG_PORT: port(54320),
   GATEWAY_PLUGINS: list(DEFAULT_PLUGINS),
-  CORS_ORIGINS: list([]).pipe(z.array(origin)),
-  TRUST_PROXY: z
-    .string()
-    .default('false')
-    .transform((value): boolean | number | string => {
-      if (value === 'true') return true;
-      if (value === 'false') return false;
-      return /^\d+$/.test(value) ? Number(value) : value;
-    }),
+  CORS_ORIGINS: origins,
+  TRUST_PROXY: trustProxy,
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: integer(10_000, 0, 600_000),
 });

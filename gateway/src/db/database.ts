@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 /** What the core hands plugins: the pool, plus the two helpers almost every store needs. */
 export interface Database {
   readonly pool: pg.Pool;
+  /** `host:port/database` of the connection string, without credentials: safe for messages. */
+  readonly target: string;
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(
     text: string,
     values?: readonly unknown[],
@@ -23,14 +25,18 @@ export function createDatabase(options: PoolOptions): Database {
     connectionString: options.connectionString,
     max: options.max,
     application_name: 'gatehouse',
+    // A database that does not answer must fail a request (and a boot) in bounded time, not hang it.
+    connectionTimeoutMillis: 10_000,
   });
   // An idle client losing its connection (Postgres restart, failover) must not crash the process;
   // the pool replaces it, and the next query reports the failure to its caller.
   pool.on('error', (err) =>
     options.logger.warn({ err: { message: err.message } }, 'idle database client failed'),
   );
+  const url = new URL(options.connectionString);
   return {
     pool,
+    target: `${url.hostname}:${url.port || '5432'}${url.pathname}`,
     query: (text, values) => pool.query(text, values as unknown[] | undefined),
     async transaction(work) {
       const client = await pool.connect();

@@ -5,7 +5,7 @@
  * errors from it, so the set of codes a plugin can answer with is known at boot and documented.
  */
 export interface ValidationIssue {
-  /** JSON-pointer-like path into the request part, e.g. `body.email` or `params.id`. */
+  /** Dotted path into the request, starting with the part: `body.email`, `params.id`, `query.page`. */
   path: string;
   message: string;
 }

@@ -2,6 +2,7 @@ import type { Response } from 'express';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Database } from '../db/database.ts';
+import { coreErrors } from '../errors/core-errors.ts';
 import type { RouteRegistrar, RouteTable } from '../plugin/route-table.ts';
 import type { HealthReport, HealthStatus } from '../plugin/types.ts';
 
@@ -11,8 +12,8 @@ export interface CoreRouteDeps {
   plugins: readonly string[];
   db: Database;
   routeTable: RouteTable;
-  /** Migrations known on disk, to compare with what the database recorded. */
-  expectedMigrations: number;
+  /** Ids (`scope/name`) of the migrations on disk for the enabled plugins. */
+  expectedMigrations: readonly string[];
   healthChecks: ReadonlyMap<string, () => HealthReport | Promise<HealthReport>>;
   listeners: () => { http: Server | undefined; metrics: Server | undefined };
   healthTimeoutMs: number;
@@ -47,7 +48,17 @@ export function registerCoreRoutes(routes: RouteRegistrar, deps: CoreRouteDeps):
     path: '/api/v1/health/full',
     handler: async (_req, res) => {
       const report = await fullHealth(deps);
-      res.status(report.status === 'ok' ? 200 : 503).json(report);
+      if (report.status === 'ok') {
+        res.json(report);
+        return;
+      }
+      // Every 5xx is problem+json (DECISIONS.md, "Errors"); the report travels as extension members.
+      const failing = failingChecks(report);
+      throw coreErrors.create('service.unavailable', {
+        detail: `Health checks not ok: ${failing.join(', ')}`,
+        // `status` is the problem's HTTP status; the report's own status travels as `health`.
+        extensions: { health: report.status, checks: report.checks, exemptRoutes: report.exemptRoutes },
+      });
     },
   });
 }
@@ -77,17 +88,17 @@ async function fullHealth(deps: CoreRouteDeps): Promise<FullHealthReport> {
       return { status: 'ok' as const, latencyMs: Math.round((performance.now() - started) * 100) / 100 };
     }),
     check(deps.healthTimeoutMs, async () => {
-      const { rows } = await deps.db.query<{ applied: number; latest: string | null }>(
-        `SELECT (SELECT count(*)::int FROM gatehouse_migrations) AS applied,
-                (SELECT scope || '/' || name FROM gatehouse_migrations ORDER BY applied_at DESC, name DESC LIMIT 1) AS latest`,
+      const { rows } = await deps.db.query<{ id: string }>(
+        "SELECT scope || '/' || name AS id FROM gatehouse_migrations ORDER BY applied_at, scope, name",
       );
-      const applied = rows[0]?.applied ?? 0;
-      const pending = Math.max(0, deps.expectedMigrations - applied);
+      const applied = new Set(rows.map((row) => row.id));
+      const pending = deps.expectedMigrations.filter((id) => !applied.has(id));
       return {
-        status: pending === 0 ? ('ok' as const) : ('degraded' as const),
-        applied,
-        pending,
-        latest: rows[0]?.latest ?? null,
+        status: pending.length === 0 ? ('ok' as const) : ('degraded' as const),
+        applied: rows.length,
+        pending: pending.length,
+        ...(pending.length > 0 ? { pendingIds: pending } : {}),
+        latest: rows.at(-1)?.id ?? null,
       };
     }),
     Promise.all(
@@ -111,6 +122,18 @@ async function fullHealth(deps: CoreRouteDeps): Promise<FullHealthReport> {
       .filter((route) => route.exempt)
       .map((route) => ({ methods: route.methods, pattern: route.pattern, owner: route.owner })),
   };
+}
+
+function failingChecks(report: FullHealthReport): string[] {
+  const { database, migrations, listeners, plugins } = report.checks;
+  return [
+    ...(database.status === 'ok' ? [] : ['database']),
+    ...(migrations.status === 'ok' ? [] : ['migrations']),
+    ...(listeners.http && listeners.metrics ? [] : ['listeners']),
+    ...Object.entries(plugins)
+      .filter(([, check]) => check.status !== 'ok')
+      .map(([id]) => `plugins.${id}`),
+  ];
 }
 
 /** Runs one health check with a deadline; a throw or a timeout is `down` with a generic reason. */

@@ -25,7 +25,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const error = toGatewayError(err);
     // An error before step 4 (the CORS step, say) still gets an id.
     const requestId = req.gatehouse?.id ?? requestIdFor(req);
-    if (error.status >= 500) logger.error({ err, reqId: requestId }, 'request failed');
+    // Bugs and driver failures are logged with their stack; a deliberate 5xx (503 from a health check)
+    // only with its code.
+    if (error.code === 'internal') logger.error({ err, reqId: requestId }, 'request failed');
+    else if (error.status >= 500) logger.warn({ code: error.code, reqId: requestId }, 'request failed');
     if (res.headersSent) {
       // Part of a response is on the wire; the only honest signal left is to cut the connection.
       res.destroy();

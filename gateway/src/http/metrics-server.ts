@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { PROBLEM_CONTENT_TYPE, problemType } from '../errors/problem.ts';
@@ -22,7 +23,8 @@ export function createMetricsServer(registry: Registry): Server {
       );
       return;
     }
-    res.writeHead(404, { 'Content-Type': PROBLEM_CONTENT_TYPE });
+    const requestId = randomUUID();
+    res.writeHead(404, { 'Content-Type': PROBLEM_CONTENT_TYPE, 'X-Request-Id': requestId });
     res.end(
       JSON.stringify({
         type: problemType('request.not_found'),
@@ -30,7 +32,7 @@ export function createMetricsServer(registry: Registry): Server {
         status: 404,
         detail: 'This listener serves GET /metrics only',
         code: 'request.not_found',
-        requestId: '',
+        requestId,
       }),
     );
   });

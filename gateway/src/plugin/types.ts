@@ -37,7 +37,7 @@ export function definePlugin<S extends EnvSchema>(plugin: GatewayPlugin<S>): Gat
 export interface PluginContext<C> {
   readonly id: string;
   readonly config: Readonly<C>;
-  /** The core settings a plugin may need to read (APP_ENV, public URL settings). */
+  /** The core settings, read-only (a plugin reads APP_ENV through `isDevelopment(ctx.core)`). */
   readonly core: Readonly<CoreConfig>;
   readonly logger: Logger;
   readonly db: Database;

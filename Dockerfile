@@ -1,0 +1,29 @@
+# Production image of the Gatehouse gateway.
+#
+# There is no build step: Node 24 runs the TypeScript sources directly (type stripping).
+#
+# In a container, set DATABASE_URL (or DATABASE_URL_FILE) to a real PostgreSQL 14+. Without it the gateway
+# starts its embedded PostgreSQL, which keeps its data in ./.data inside the container: lost with the container,
+# and one database per replica.
+
+FROM node:24-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+FROM node:24-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production APP_ENV=production PORT=8080 METRICS_PORT=9464
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY gateway ./gateway
+COPY plugins ./plugins
+COPY migrations ./migrations
+# The code stays owned by root (read-only for the process); only the embedded PostgreSQL's DATA_DIR is writable.
+RUN mkdir -p /app/.data && chown node:node /app/.data
+USER node
+EXPOSE 8080 9464
+# The slim image has no curl: the check uses Node's built-in fetch.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "gateway/src/cli.ts", "serve"]
