@@ -52,6 +52,7 @@ async function main(): Promise<void> {
         args: [path.join(root, 'gateway/src/cli.ts'), 'serve'],
         env: {
           APP_ENV: 'production',
+          API_AUTH_MODE: 'disabled',
           GATEWAY_PLUGINS: PLUGINS.join(','),
           DATA_DIR: dataDir,
           EMBEDDED_PG_PORT: String(await freePort()),

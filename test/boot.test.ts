@@ -27,7 +27,15 @@ async function boot(env: Record<string, string>, args = ['serve'], entry?: strin
   const child = spawnGateway({
     entry,
     args,
-    env: { APP_ENV: 'test', HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', DATABASE_URL: db.url, ...env },
+    env: {
+      APP_ENV: 'test',
+      API_AUTH_MODE: 'disabled',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      METRICS_PORT: '0',
+      DATABASE_URL: db.url,
+      ...env,
+    },
   });
   const code = await child.exited;
   return { code, stderr: child.stderr(), stdout: child.stdout() };
@@ -156,6 +164,7 @@ describe('refuses to boot', () => {
     const attempt = startGateway({
       env: {
         APP_ENV: 'test',
+        API_AUTH_MODE: 'disabled',
         HOST: '127.0.0.1',
         PORT: '0',
         METRICS_PORT: '0',

@@ -26,7 +26,14 @@ async function stop(child: GatewayProcess): Promise<number | null> {
 describe('replicas', () => {
   it('two processes booting at once against one empty database both come up, with one set of migrations', async () => {
     const empty = await createTestDatabase({ empty: true });
-    const env = { APP_ENV: 'test', HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', DATABASE_URL: empty.url };
+    const env = {
+      APP_ENV: 'test',
+      API_AUTH_MODE: 'disabled',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      METRICS_PORT: '0',
+      DATABASE_URL: empty.url,
+    };
     const replicas = [spawnGateway({ args: ['serve'], env }), spawnGateway({ args: ['serve'], env })];
     try {
       await Promise.all(replicas.map((child) => child.waitForOutput(LISTENING)));
@@ -60,6 +67,7 @@ describe('embedded PostgreSQL (DATABASE_URL unset)', () => {
     const pgPort = await freePort();
     const env = {
       APP_ENV: 'test',
+      API_AUTH_MODE: 'disabled',
       HOST: '127.0.0.1',
       PORT: '0',
       METRICS_PORT: '0',
@@ -106,6 +114,7 @@ describe('graceful shutdown', () => {
       args: ['serve'],
       env: {
         APP_ENV: 'test',
+        API_AUTH_MODE: 'disabled',
         HOST: '127.0.0.1',
         PORT: '0',
         METRICS_PORT: '0',
@@ -139,7 +148,14 @@ describe('graceful shutdown', () => {
     const db = await createTestDatabase();
     const child = spawnGateway({
       args: ['serve'],
-      env: { APP_ENV: 'test', HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', DATABASE_URL: db.url },
+      env: {
+        APP_ENV: 'test',
+        API_AUTH_MODE: 'disabled',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        METRICS_PORT: '0',
+        DATABASE_URL: db.url,
+      },
     });
     try {
       await child.waitForOutput(LISTENING);

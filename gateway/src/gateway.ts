@@ -20,7 +20,12 @@ import {
   type MigrationReport,
   type MigrationSource,
 } from './db/migrate.ts';
+import { createFailureAudit } from './gate/failure-audit.ts';
+import { createGate } from './gate/gate.ts';
+import { createGateMetrics } from './gate/gate-metrics.ts';
+import { createSessionVerifier, type SessionVerifier } from './gate/session-verifier.ts';
 import { registerCoreRoutes } from './http/core-routes.ts';
+import { registerUpstreams } from './http/upstreams.ts';
 import { createHttpMetrics } from './http/http-metrics.ts';
 import { createMetricsServer } from './http/metrics-server.ts';
 import { createMetricsRegistry } from './http/registry.ts';
@@ -79,7 +84,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     const registry = createMetricsRegistry();
     const audit = createAuditWriter({ db, clock, logger });
     const routeTable = new RouteTable();
-    const hooks = createHookCollector();
+    const verifier = await createSessionVerifier({
+      secrets: settings.gate.authSecrets,
+      cookieName: settings.gate.sessionCookie,
+      clock,
+      cacheSize: settings.gate.sessionCacheSize,
+    });
+    const hooks = createHookCollector(verifier);
+    installGate({ settings, verifier, audit, registry, clock, hooks });
     // Created now, listening later: the core routes report on them, the pipeline is attached once built.
     const server = createServer();
     const metricsServer = createMetricsServer(registry);
@@ -94,8 +106,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       healthChecks: hooks.healthChecks,
       listeners: () => ({ http: server, metrics: metricsServer }),
       healthTimeoutMs: 2_000,
+      apiAuthMode: settings.gate.mode,
     });
-    await registerPlugins(settings, { db, logger, audit, registry, clock, routeTable, hooks });
+    registerUpstreams(routeTable.registrar('upstream'), settings.gate.upstreams, {
+      timeoutMs: settings.gate.upstreamTimeoutMs,
+      logger,
+    });
+    await registerPlugins(settings, { db, logger, audit, registry, clock, routeTable, hooks, verifier });
 
     const handle = buildPipeline({
       routes: routeTable,
@@ -242,7 +259,39 @@ interface HookCollector extends PluginHooks {
   forPlugin(id: string): PluginHooks;
 }
 
-function createHookCollector(): HookCollector {
+/**
+ * The API gate (issue 3) fills pipeline slots 5-7 before any plugin registers, so plugin slot handlers
+ * run after it. Collapsed failure summaries are swept every 5 s and flushed at shutdown.
+ */
+function installGate(deps: {
+  settings: Settings;
+  verifier: SessionVerifier;
+  audit: AuditWriter;
+  registry: Registry;
+  clock: Clock;
+  hooks: HookCollector;
+}): void {
+  const failures = createFailureAudit({ audit: deps.audit, clock: deps.clock });
+  const sweep = setInterval(() => failures.sweep(), 5_000);
+  sweep.unref();
+  const gate = createGate({
+    config: deps.settings.gate,
+    verifier: deps.verifier,
+    failures,
+    metrics: createGateMetrics(deps.registry, deps.settings.gate.mode),
+    audit: deps.audit,
+    clock: deps.clock,
+  });
+  deps.hooks.pipeline('gate.layer1', gate.layer1);
+  deps.hooks.pipeline('gate.layer2', gate.layer2);
+  deps.hooks.pipeline('audit.sensitive', gate.sensitiveAudit);
+  deps.hooks.onClose(() => {
+    clearInterval(sweep);
+    failures.flush();
+  });
+}
+
+function createHookCollector(verifier: SessionVerifier): HookCollector {
   const slots = new Map<PipelineSlot, RequestHandler[]>();
   const healthChecks = new Map<string, () => HealthReport | Promise<HealthReport>>();
   const ready: HookCollector['ready'] = [];
@@ -262,6 +311,9 @@ function createHookCollector(): HookCollector {
     onClose(fn) {
       close.push(fn);
     },
+    sessionCheck(check) {
+      verifier.addCheck(check);
+    },
   });
   return { ...forPlugin('core'), slots, healthChecks, ready, close, forPlugin };
 }
@@ -276,6 +328,7 @@ async function registerPlugins(
     clock: Clock;
     routeTable: RouteTable;
     hooks: HookCollector;
+    verifier: SessionVerifier;
   },
 ): Promise<void> {
   for (const { plugin, config } of settings.plugins) {
@@ -291,6 +344,7 @@ async function registerPlugins(
         metrics: deps.registry,
         clock: deps.clock,
         hooks: deps.hooks.forPlugin(plugin.id),
+        sessions: deps.verifier,
       });
     } catch (err) {
       if (err instanceof RouteConflictError) throw new BootError([err.message]);

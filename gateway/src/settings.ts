@@ -1,4 +1,5 @@
-import { coreConfigSchema, type CoreConfig } from './config/core-config.ts';
+import { coreConfigSchema, isDevelopment, type CoreConfig } from './config/core-config.ts';
+import { checkGateConfig, gateConfigSchema, type GateConfig } from './gate/config.ts';
 import { readEnv, type Env } from './config/read-env.ts';
 import { BootError } from './boot-error.ts';
 import { resolvePlugins, type ResolvedPlugin } from './plugin/loader.ts';
@@ -6,6 +7,7 @@ import type { GatewayPlugin } from './plugin/types.ts';
 
 export interface Settings {
   core: CoreConfig;
+  gate: GateConfig;
   plugins: ResolvedPlugin[];
 }
 
@@ -19,7 +21,14 @@ export function loadSettings(env: Env, available: ReadonlyMap<string, GatewayPlu
   const pluginList = readEnv(coreConfigSchema.pick({ GATEWAY_PLUGINS: true }), env);
   const requested = pluginList.ok ? pluginList.value.GATEWAY_PLUGINS : [];
   const plugins = resolvePlugins(requested, available, env);
-  const problems = [...(core.ok ? [] : core.problems), ...(plugins.ok ? [] : plugins.problems)];
-  if (!core.ok || !plugins.ok) throw new BootError(problems);
-  return { core: core.value, plugins: plugins.plugins };
+  const gateEnv = readEnv(gateConfigSchema, env);
+  const development = core.ok ? isDevelopment(core.value) : env.APP_ENV === 'development';
+  const gate = gateEnv.ok ? checkGateConfig(gateEnv.value, development) : gateEnv;
+  const problems = [
+    ...(core.ok ? [] : core.problems),
+    ...(gate.ok ? [] : gate.problems),
+    ...(plugins.ok ? [] : plugins.problems),
+  ];
+  if (!core.ok || !gate.ok || !plugins.ok) throw new BootError(problems);
+  return { core: core.value, gate: gate.value, plugins: plugins.plugins };
 }

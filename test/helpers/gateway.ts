@@ -23,6 +23,7 @@ export async function startTestGateway(options: {
   const gateway = await startGateway({
     env: {
       APP_ENV: 'test',
+      API_AUTH_MODE: 'disabled',
       HOST: '127.0.0.1',
       PORT: '0',
       METRICS_PORT: '0',

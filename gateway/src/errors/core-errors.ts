@@ -11,6 +11,9 @@ export const coreErrors = defineErrors({
   'request.unsupported_encoding': { status: 415, title: 'The request body encoding is not supported' },
   'request.not_found': { status: 404, title: 'No route matches this request' },
   'validation.failed': { status: 400, title: 'The request did not pass validation' },
+  'api.auth.unauthenticated': { status: 401, title: 'Authentication required' },
+  'gateway.upstream_unavailable': { status: 502, title: 'The upstream service is unavailable' },
+  'gateway.upstream_timeout': { status: 504, title: 'The upstream service did not answer in time' },
   'service.unavailable': { status: 503, title: 'The service is temporarily unavailable' },
   internal: { status: 500, title: 'Internal server error' },
 });

@@ -2,6 +2,8 @@ import type { Response } from 'express';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Database } from '../db/database.ts';
+import './request-state.ts';
+import type { ApiAuthMode } from '../gate/config.ts';
 import { coreErrors } from '../errors/core-errors.ts';
 import type { RouteRegistrar, RouteTable } from '../plugin/route-table.ts';
 import type { HealthReport, HealthStatus } from '../plugin/types.ts';
@@ -17,6 +19,7 @@ export interface CoreRouteDeps {
   healthChecks: ReadonlyMap<string, () => HealthReport | Promise<HealthReport>>;
   listeners: () => { http: Server | undefined; metrics: Server | undefined };
   healthTimeoutMs: number;
+  apiAuthMode: ApiAuthMode;
 }
 
 /** The core's routes (issue 2, "Routes of the core"; DECISIONS.md, "Health"). */
@@ -40,6 +43,15 @@ export function registerCoreRoutes(routes: RouteRegistrar, deps: CoreRouteDeps):
     path: '/health',
     exempt: true,
     handler: (_req, res) => sendJson(res, healthy),
+  });
+
+  // Gated. Who the gate says the caller is: lets a dashboard check that it signs and forwards correctly.
+  routes.add({
+    method: 'GET',
+    path: '/api/v1/gate/identity',
+    handler: (req, res) => {
+      res.json({ mode: deps.apiAuthMode, identity: req.identity ?? null });
+    },
   });
 
   // Gated: it discloses internals (002 "Endpoints").

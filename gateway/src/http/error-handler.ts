@@ -1,6 +1,7 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { coreErrors } from '../errors/core-errors.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
 import { PROBLEM_CONTENT_TYPE, toGatewayError, toProblem } from '../errors/problem.ts';
 import { requestIdFor } from './request-context.ts';
 
@@ -29,15 +30,25 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // only with its code.
     if (error.code === 'internal') logger.error({ err, reqId: requestId }, 'request failed');
     else if (error.status >= 500) logger.warn({ code: error.code, reqId: requestId }, 'request failed');
-    if (res.headersSent) {
-      // Part of a response is on the wire; the only honest signal left is to cut the connection.
-      res.destroy();
-      return;
-    }
-    res.status(error.status);
-    res.setHeader('X-Request-Id', requestId);
-    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-    res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
-    res.end(JSON.stringify(toProblem(error, requestId)));
+    sendProblem(req, res, error, requestId);
   };
+}
+
+/** Writes a GatewayError as problem+json; if part of a response is already out, cuts the connection. */
+export function sendProblem(
+  req: Request,
+  res: Response,
+  error: GatewayError,
+  requestId = req.gatehouse.id,
+): void {
+  if (res.headersSent) {
+    // The only honest signal left is to cut the connection.
+    res.destroy();
+    return;
+  }
+  res.status(error.status);
+  res.setHeader('X-Request-Id', requestId);
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
+  res.end(JSON.stringify(toProblem(error, requestId)));
 }

@@ -1,3 +1,4 @@
+import type { SessionIdentity } from '../gate/session-verifier.ts';
 import type { MatchedRoute } from '../plugin/route-table.ts';
 
 /** What the pipeline knows about a request, attached by step 4 (request id and logging). */
@@ -18,6 +19,10 @@ declare module 'express-serve-static-core' {
     bodyError?: unknown;
     /** Set once the error handler has run, so a second failure is not answered twice (see compose.ts). */
     gatehouseFailed?: boolean;
+    /** The forwarded session's identity, set by gate layer 2 when it verified (absent otherwise). */
+    identity?: SessionIdentity;
+    /** performance.now() when gate layer 1 began, for the gate latency histogram. */
+    gateStartedAt?: number;
   }
 }
 

@@ -8,6 +8,7 @@ import type { Clock } from '../clock.ts';
 import type { CoreConfig } from '../config/core-config.ts';
 import type { EnvSchema } from '../config/read-env.ts';
 import type { Database } from '../db/database.ts';
+import type { SessionCheck, SessionVerifier } from '../gate/session-verifier.ts';
 import type { ErrorCatalogue } from '../errors/catalogue.ts';
 import type { RouteRegistrar } from './route-table.ts';
 
@@ -46,6 +47,8 @@ export interface PluginContext<C> {
   readonly metrics: Registry;
   readonly clock: Clock;
   readonly hooks: PluginHooks;
+  /** The forwarded-session verifier of gate layer 2, for other transports (the socket.io handshake). */
+  readonly sessions: Pick<SessionVerifier, 'verify'>;
 }
 
 /**
@@ -76,4 +79,6 @@ export interface PluginHooks {
   onReady(fn: (info: ReadyInfo) => void | Promise<void>): void;
   /** Runs at shutdown after in-flight requests drained, in reverse registration order. */
   onClose(fn: () => void | Promise<void>): void;
+  /** Adds a check to every session verification; returning false rejects it (revoked session ids). */
+  sessionCheck(check: SessionCheck): void;
 }

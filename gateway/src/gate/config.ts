@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { integer, oneOf, secret } from '../config/env-schema.ts';
+
+export const API_AUTH_MODES = ['disabled', 'warn', 'enforce'] as const;
+export type ApiAuthMode = (typeof API_AUTH_MODES)[number];
+
+/** Comma-separated secrets, one or two: two only while rotating (DECISIONS.md, "API auth gate"). */
+function secretList(minLength: number) {
+  return z
+    .string()
+    .transform((value) => value.split(',').map((part) => part.trim()))
+    .pipe(
+      z
+        .array(z.string().min(minLength, `each secret must be at least ${minLength} characters`))
+        .min(1)
+        .max(2, 'at most two secrets (the current one and the one being rotated out)'),
+    );
+}
+
+/** One upstream of GATEWAY_UPSTREAMS: an existing service put behind the gate. */
+const upstream = z.object({
+  prefix: z
+    .string()
+    .regex(/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/, 'prefix must start with "/" and not end with "/"'),
+  target: z.url({ protocol: /^https?$/, error: 'target must be an http(s) URL' }),
+  exempt: z.boolean().default(false),
+  stripPrefix: z.boolean().default(false),
+});
+export type UpstreamConfig = z.output<typeof upstream>;
+
+const upstreams = z
+  .string()
+  .transform((value, ctx) => {
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be a JSON array of {prefix, target, exempt?, stripPrefix?}',
+      });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(upstream))
+  .default([]);
+
+/**
+ * The gate's environment variables (002 "Authentication"; DECISIONS.md, "API auth gate"). Rules that
+ * involve APP_ENV are applied in `checkGateConfig`.
+ */
+export const gateConfigSchema = z.object({
+  API_AUTH_MODE: oneOf(API_AUTH_MODES).optional(),
+  INTERNAL_API_SECRET: secret(secretList(32).optional()),
+  AUTH_SECRET: secret(secretList(1).optional()),
+  AUTH_SESSION_COOKIE: z
+    .string()
+    .regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, 'must be a cookie name')
+    .optional(),
+  APP_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  GATEWAY_UPSTREAMS: upstreams,
+  UPSTREAM_TIMEOUT_MS: integer(30_000, 100, 600_000),
+  SESSION_CACHE_SIZE: integer(10_000, 0, 1_000_000),
+});
+export type GateEnv = z.output<typeof gateConfigSchema>;
+
+export interface GateConfig {
+  mode: ApiAuthMode;
+  internalSecrets: readonly string[];
+  authSecrets: readonly string[];
+  /** Also the HKDF salt of the session key, as in Auth.js. */
+  sessionCookie: string;
+  upstreams: readonly UpstreamConfig[];
+  upstreamTimeoutMs: number;
+  sessionCacheSize: number;
+}
+
+/**
+ * The cross-variable rules: API_AUTH_MODE unset is a boot error outside development and `disabled` in
+ * development (issue 3, "Modes"); warn and enforce need both secrets. The cookie name defaults as
+ * Auth.js does: `__Secure-` prefixed when the dashboard is served over https.
+ */
+export function checkGateConfig(
+  env: GateEnv,
+  isDevelopment: boolean,
+): { ok: true; value: GateConfig } | { ok: false; problems: string[] } {
+  const problems: string[] = [];
+  const mode = env.API_AUTH_MODE ?? (isDevelopment ? 'disabled' : undefined);
+  if (mode === undefined) {
+    problems.push('API_AUTH_MODE: required outside development (disabled, warn or enforce)');
+  } else if (mode !== 'disabled') {
+    if (!env.INTERNAL_API_SECRET)
+      problems.push(`INTERNAL_API_SECRET: required when API_AUTH_MODE is ${mode}`);
+    if (!env.AUTH_SECRET) problems.push(`AUTH_SECRET: required when API_AUTH_MODE is ${mode}`);
+  }
+  if (problems.length > 0 || mode === undefined) return { ok: false, problems };
+  const secure = env.APP_BASE_URL?.startsWith('https:') ?? false;
+  return {
+    ok: true,
+    value: {
+      mode,
+      internalSecrets: env.INTERNAL_API_SECRET ?? [],
+      authSecrets: env.AUTH_SECRET ?? [],
+      sessionCookie:
+        env.AUTH_SESSION_COOKIE ?? (secure ? '__Secure-authjs.session-token' : 'authjs.session-token'),
+      upstreams: env.GATEWAY_UPSTREAMS,
+      upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
+      sessionCacheSize: env.SESSION_CACHE_SIZE,
+    },
+  };
+}

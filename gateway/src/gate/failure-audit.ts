@@ -1,0 +1,108 @@
+import type { AuditWriter } from '../audit/audit-writer.ts';
+import type { Clock } from '../clock.ts';
+
+/** One gate failure, as the audit row describes it (DECISIONS.md, "API auth gate", "Audit"). */
+export interface GateFailure {
+  kind: 'api.auth.hmac_failed' | 'api.auth.session_failed';
+  mode: 'warn' | 'enforce';
+  reason: string;
+  method: string;
+  route: string;
+  requestId: string;
+  ip: string | null;
+}
+
+export interface FailureAudit {
+  record(failure: GateFailure): void;
+  /** Writes the summaries of windows that have closed. */
+  sweep(): void;
+  /** Writes every pending summary (shutdown). */
+  flush(): void;
+}
+
+interface Window {
+  start: number;
+  first: GateFailure;
+  /** Failures after the first one in this window. */
+  more: number;
+  lastRequestId: string;
+}
+
+/**
+ * Collapses identical failures (same kind, reason, route, ip) so a flood cannot flood audit_log
+ * (issue 3, "Audit"). The first failure of a key in a one-minute window is written at once, so a single
+ * failure is visible immediately; the rest of that window is counted and written as one summary row
+ * (`count`, `collapsed: true`) when the window closes. At most two rows per key per minute; the counts of
+ * a key's rows add up to its failures. Rows are appended, never updated: audit_log is append-only.
+ *
+ * Many distinct client addresses (a distributed flood) are bounded too: past `maxKeys` open windows, new
+ * keys share one overflow key with `ip` "*".
+ */
+export function createFailureAudit(options: {
+  audit: Pick<AuditWriter, 'writeLater'>;
+  clock: Clock;
+  windowMs?: number;
+  maxKeys?: number;
+}): FailureAudit {
+  const windowMs = options.windowMs ?? 60_000;
+  const maxKeys = options.maxKeys ?? 10_000;
+  const windows = new Map<string, Window>();
+
+  const write = (failure: GateFailure, payload: Record<string, unknown>, requestId: string) =>
+    options.audit.writeLater({
+      kind: failure.kind,
+      requestId,
+      ip: failure.ip,
+      payload: {
+        mode: failure.mode,
+        reason: failure.reason,
+        method: failure.method,
+        route: failure.route,
+        ...payload,
+      },
+    });
+
+  const summarise = (window: Window) => {
+    if (window.more === 0) return;
+    write(
+      window.first,
+      { count: window.more, collapsed: true, windowStart: new Date(window.start).toISOString(), windowMs },
+      window.lastRequestId,
+    );
+  };
+
+  return {
+    record(failure) {
+      const now = options.clock.nowMs();
+      const start = now - (now % windowMs);
+      let key = `${failure.kind}|${failure.reason}|${failure.method}|${failure.route}|${failure.ip ?? ''}`;
+      if (!windows.has(key) && windows.size >= maxKeys) {
+        failure = { ...failure, ip: null };
+        key = `${failure.kind}|${failure.reason}|${failure.method}|${failure.route}|*`;
+      }
+      const open = windows.get(key);
+      if (open && open.start === start) {
+        open.more++;
+        open.lastRequestId = failure.requestId;
+        return;
+      }
+      if (open) summarise(open);
+      windows.set(key, { start, first: failure, more: 0, lastRequestId: failure.requestId });
+      write(failure, { count: 1 }, failure.requestId);
+    },
+    sweep() {
+      const now = options.clock.nowMs();
+      const current = now - (now % windowMs);
+      for (const [key, window] of windows) {
+        if (window.start < current) {
+          summarise(window);
+          windows.delete(key);
+        }
+      }
+    },
+    flush() {
+      for (const window of windows.values()) summarise(window);
+      windows.clear();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { ApiAuthMode } from './config.ts';
+
+export type GateLayer = 'hmac' | 'session';
+/** `would_deny`: a failure in warn mode, which enforce would have refused (the rollout signal). */
+export type GateOutcome = 'pass' | 'fail' | 'would_deny' | 'skipped';
+
+export interface GateMetrics {
+  decision(layer: GateLayer, outcome: GateOutcome): void;
+  /** Time spent in both gate layers for one request. */
+  observe(seconds: number): void;
+}
+
+/**
+ * The gate's metrics (issue 3, "Metrics"; DECISIONS.md, binding): the operator's promotion analysis reads
+ * `sum(rate(gatehouse_auth_gate_decisions_total{outcome="would_deny"}[5m])) / sum(rate(...[5m]))`.
+ *
+ * Decisions are counted in plain numbers on the request path and handed to prom-client when scraped
+ * (`collect`), because prom-client re-hashes the label set on every `inc`.
+ */
+export function createGateMetrics(registry: Registry, mode: ApiAuthMode): GateMetrics {
+  const pending = new Map<string, number>();
+  new Counter({
+    name: 'gatehouse_auth_gate_decisions_total',
+    help: 'API gate decisions by layer, mode and outcome (pass, fail, would_deny, skipped)',
+    labelNames: ['layer', 'mode', 'outcome'] as const,
+    registers: [registry],
+    collect() {
+      for (const [key, count] of pending) {
+        const [layer, outcome] = key.split('|') as [string, string];
+        this.inc({ layer, mode, outcome }, count);
+      }
+      pending.clear();
+    },
+  });
+  const info = new Gauge({
+    name: 'gatehouse_auth_mode_info',
+    help: 'The API_AUTH_MODE this process runs with (value 1)',
+    labelNames: ['mode'] as const,
+    registers: [registry],
+  });
+  info.set({ mode }, 1);
+  const duration = new Histogram({
+    name: 'gatehouse_auth_gate_duration_seconds',
+    help: 'Time spent in the API gate (both layers) per gated request',
+    buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05],
+    registers: [registry],
+  });
+  return {
+    decision(layer, outcome) {
+      const key = `${layer}|${outcome}`;
+      pending.set(key, (pending.get(key) ?? 0) + 1);
+    },
+    observe(seconds) {
+      duration.observe(seconds);
+    },
+  };
+}

@@ -1,0 +1,141 @@
+import { performance } from 'node:perf_hooks';
+import type { Request, RequestHandler } from 'express';
+import type { AuditWriter } from '../audit/audit-writer.ts';
+import type { Clock } from '../clock.ts';
+import { coreErrors } from '../errors/core-errors.ts';
+import type { GateConfig } from './config.ts';
+import type { FailureAudit } from './failure-audit.ts';
+import type { GateMetrics } from './gate-metrics.ts';
+import { SIGNATURE_HEADER, verifySignature } from './hmac.ts';
+import type { SessionVerifier } from './session-verifier.ts';
+import '../http/request-state.ts';
+
+export const SESSION_HEADER = 'x-forwarded-session';
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Whether the gate applies (issue 3, "Exempt routes"): a matched route unless it is declared exempt, and
+ * any unmatched path under /api/v1/ (so a client without credentials cannot probe which routes exist).
+ * Other unmatched paths get their plain 404.
+ */
+export function isGated(req: Request): boolean {
+  const route = req.gatehouse.route;
+  return route ? !route.exempt : req.path.startsWith('/api/v1/');
+}
+
+export interface GateDeps {
+  config: GateConfig;
+  verifier: SessionVerifier;
+  failures: FailureAudit;
+  metrics: GateMetrics;
+  audit: Pick<AuditWriter, 'writeLater'>;
+  clock: Clock;
+}
+
+/**
+ * The three pipeline steps of the gate (002 steps 5, 6, 7) in the mode of API_AUTH_MODE:
+ * `disabled` does nothing and writes nothing; `warn` records failures (audit row + metric) and lets the
+ * request through; `enforce` answers 401 `api.auth.unauthenticated`, never saying which check failed.
+ */
+export function createGate(deps: GateDeps): {
+  layer1: RequestHandler;
+  layer2: RequestHandler;
+  sensitiveAudit: RequestHandler;
+} {
+  const { config, metrics } = deps;
+  const mode = config.mode;
+  const unauthenticated = () => coreErrors.create('api.auth.unauthenticated');
+
+  const fail = (req: Request, kind: 'api.auth.hmac_failed' | 'api.auth.session_failed', reason: string) => {
+    if (mode === 'disabled') return;
+    deps.failures.record({
+      kind,
+      mode,
+      reason,
+      method: req.method,
+      route: req.gatehouse.route?.pattern ?? 'unmatched',
+      requestId: req.gatehouse.id,
+      ip: req.ip ?? null,
+    });
+  };
+
+  const layer1: RequestHandler = (req, _res, next) => {
+    if (!isGated(req)) return next();
+    if (mode === 'disabled') {
+      metrics.decision('hmac', 'skipped');
+      return next();
+    }
+    req.gateStartedAt = performance.now();
+    const result = verifySignature(
+      req.headers[SIGNATURE_HEADER],
+      { method: req.method, url: req.originalUrl, body: req.rawBody },
+      config.internalSecrets,
+      Math.floor(deps.clock.nowMs() / 1000),
+    );
+    if (result.ok) {
+      metrics.decision('hmac', 'pass');
+      return next();
+    }
+    fail(req, 'api.auth.hmac_failed', result.reason);
+    if (mode === 'warn') {
+      metrics.decision('hmac', 'would_deny');
+      return next();
+    }
+    metrics.decision('hmac', 'fail');
+    metrics.observe((performance.now() - req.gateStartedAt) / 1000);
+    return next(unauthenticated());
+  };
+
+  const layer2: RequestHandler = async (req, _res, next) => {
+    if (!isGated(req)) return next();
+    if (mode === 'disabled') {
+      metrics.decision('session', 'skipped');
+      return next();
+    }
+    const header = req.headers[SESSION_HEADER];
+    const result = await deps.verifier.verify(typeof header === 'string' ? header : undefined);
+    metrics.observe((performance.now() - (req.gateStartedAt ?? performance.now())) / 1000);
+    if (result.ok) {
+      req.identity = result.identity;
+      metrics.decision('session', 'pass');
+      return next();
+    }
+    fail(req, 'api.auth.session_failed', result.reason);
+    if (mode === 'warn') {
+      metrics.decision('session', 'would_deny');
+      return next();
+    }
+    metrics.decision('session', 'fail');
+    return next(unauthenticated());
+  };
+
+  /**
+   * 002 step 7: an `api.access.sensitive` row for every write to a gated route and every call to a route
+   * a plugin declared sensitive, with the identity layer 2 established (none when it did not). Like the
+   * gates, it writes nothing while the mode is `disabled`.
+   */
+  const sensitiveAudit: RequestHandler = (req, _res, next) => {
+    if (mode === 'disabled') return next();
+    const route = req.gatehouse.route;
+    if (route === null || route.exempt || !(route.sensitive || WRITE_METHODS.has(req.method))) return next();
+    const identity = req.identity;
+    deps.audit.writeLater({
+      kind: 'api.access.sensitive',
+      actor: identity?.sub ?? null,
+      requestId: req.gatehouse.id,
+      ip: req.ip ?? null,
+      payload: {
+        mode,
+        method: req.method,
+        route: route.pattern,
+        owner: route.owner,
+        ...(identity
+          ? { email: identity.email, roles: identity.roles, sid: identity.sid }
+          : { identity: null }),
+      },
+    });
+    return next();
+  };
+
+  return { layer1, layer2, sensitiveAudit };
+}

@@ -1,0 +1,168 @@
+import { createHash, hkdfSync } from 'node:crypto';
+import { base64url, calculateJwkThumbprint, errors as joseErrors, jwtDecrypt, type JWTPayload } from 'jose';
+import { LRUCache } from 'lru-cache';
+import { z } from 'zod';
+import type { Clock } from '../clock.ts';
+
+/**
+ * Layer 2, the forwarded session (DECISIONS.md, "API auth gate", binding): `X-Forwarded-Session` holds an
+ * Auth.js session token, a compact JWE with `alg: dir` and `enc: A256CBC-HS512` (A256GCM accepted), whose
+ * key is HKDF-SHA256(AUTH_SECRET, salt = cookie name, info = "Auth.js Generated Encryption Key (<salt>)").
+ * It is decrypted, not signature-checked (002 "Authentication" 2).
+ *
+ * This one module serves the HTTP gate and, later, the socket.io handshake (002 "Events" 4).
+ *
+ * Decrypting costs tens of microseconds; a busy dashboard sends the same token on every request, so
+ * verified tokens are kept in a bounded LRU keyed by the token's SHA-256, each entry checked against its
+ * own `exp` on every hit. Session checks (revocation) run on every call, cached or not.
+ */
+export interface SessionIdentity {
+  sub: string;
+  email: string | null;
+  roles: readonly string[];
+  /** The gateway's own server-side session id, when the token was issued by the auth plugin. */
+  sid: string | null;
+}
+
+export type SessionFailure = 'missing' | 'malformed' | 'invalid' | 'expired' | 'claims' | 'revoked';
+export type SessionResult = { ok: true; identity: SessionIdentity } | { ok: false; reason: SessionFailure };
+
+/** A check the auth plugin adds to reject revoked sessions; `false` rejects. */
+export type SessionCheck = (identity: SessionIdentity) => boolean | Promise<boolean>;
+
+export interface SessionVerifier {
+  verify(token: string | undefined): Promise<SessionResult>;
+  /** Adds a check run on every verification (e.g. "is this sid revoked?"). */
+  addCheck(check: SessionCheck): void;
+}
+
+/** Auth.js decodes with 15 s of clock tolerance; so do we, so a token valid there is valid here. */
+const CLOCK_TOLERANCE_SECONDS = 15;
+const ENCRYPTIONS = { 'A256CBC-HS512': 64, A256GCM: 32 } as const;
+type Encryption = keyof typeof ENCRYPTIONS;
+
+const claims = z.object({
+  sub: z.string().min(1),
+  email: z.string().nullish(),
+  roles: z.array(z.string()).optional(),
+  role: z.string().optional(),
+  sid: z.string().min(1).optional(),
+});
+
+interface DerivedKey {
+  enc: Encryption;
+  key: Uint8Array;
+  kid: string;
+}
+
+interface CacheEntry {
+  identity: SessionIdentity;
+  /** Epoch seconds; the entry is dead once the clock passes it (plus tolerance). */
+  exp: number;
+}
+
+/** Derives the keys once per secret at boot (HKDF is the costly part of Auth.js's decode). */
+export async function createSessionVerifier(options: {
+  secrets: readonly string[];
+  cookieName: string;
+  clock: Clock;
+  cacheSize: number;
+}): Promise<SessionVerifier> {
+  const keys: DerivedKey[] = [];
+  for (const secret of options.secrets) {
+    for (const [enc, length] of Object.entries(ENCRYPTIONS) as Array<[Encryption, number]>) {
+      const key = new Uint8Array(
+        hkdfSync(
+          'sha256',
+          secret,
+          options.cookieName,
+          `Auth.js Generated Encryption Key (${options.cookieName})`,
+          length,
+        ),
+      );
+      const kid = await calculateJwkThumbprint(
+        { kty: 'oct', k: base64url.encode(key) },
+        `sha${length * 8}` as 'sha256',
+      );
+      keys.push({ enc, key, kid });
+    }
+  }
+  const cache = options.cacheSize > 0 ? new LRUCache<string, CacheEntry>({ max: options.cacheSize }) : null;
+  const checks: SessionCheck[] = [];
+
+  const decrypt = async (token: string): Promise<SessionResult> => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtDecrypt(
+        token,
+        (header) => {
+          // As Auth.js: the `kid` names the secret; without one, the first secret's key is tried.
+          const candidates = keys.filter((k) => k.enc === header.enc);
+          const chosen =
+            header.kid === undefined ? candidates[0] : candidates.find((k) => k.kid === header.kid);
+          if (!chosen) throw new joseErrors.JWEDecryptionFailed();
+          return chosen.key;
+        },
+        {
+          currentDate: options.clock.now(),
+          clockTolerance: CLOCK_TOLERANCE_SECONDS,
+          keyManagementAlgorithms: ['dir'],
+          contentEncryptionAlgorithms: Object.keys(ENCRYPTIONS),
+        },
+      ));
+    } catch (err) {
+      return { ok: false, reason: failureOf(err) };
+    }
+    const parsed = claims.safeParse(payload);
+    if (!parsed.success || typeof payload.exp !== 'number') return { ok: false, reason: 'claims' };
+    const identity: SessionIdentity = {
+      sub: parsed.data.sub,
+      email: parsed.data.email ?? null,
+      roles: parsed.data.roles ?? (parsed.data.role ? [parsed.data.role] : []),
+      sid: parsed.data.sid ?? null,
+    };
+    cache?.set(cacheKey(token), { identity, exp: payload.exp });
+    return { ok: true, identity };
+  };
+
+  return {
+    async verify(token) {
+      if (token === undefined || token === '') return { ok: false, reason: 'missing' };
+      const cached = cache?.get(cacheKey(token));
+      let result: SessionResult;
+      if (cached && options.clock.nowMs() / 1000 <= cached.exp + CLOCK_TOLERANCE_SECONDS) {
+        result = { ok: true, identity: cached.identity };
+      } else {
+        if (cached) cache?.delete(cacheKey(token));
+        result = await decrypt(token);
+      }
+      if (!result.ok) return result;
+      for (const check of checks) {
+        if (!(await check(result.identity))) return { ok: false, reason: 'revoked' };
+      }
+      return result;
+    },
+    addCheck(check) {
+      checks.push(check);
+    },
+  };
+}
+
+function cacheKey(token: string): string {
+  return createHash('sha256').update(token).digest('base64');
+}
+
+function failureOf(err: unknown): SessionFailure {
+  if (err instanceof joseErrors.JWTExpired) return 'expired';
+  if (err instanceof joseErrors.JWEDecryptionFailed) return 'invalid';
+  if (
+    err instanceof joseErrors.JWEInvalid ||
+    err instanceof joseErrors.JWTInvalid ||
+    err instanceof joseErrors.JOSENotSupported
+  ) {
+    return 'malformed';
+  }
+  if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'invalid';
+  if (err instanceof joseErrors.JWTClaimValidationFailed) return 'claims';
+  return 'malformed';
+}

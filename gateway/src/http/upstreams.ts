@@ -1,0 +1,84 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, Response } from 'express';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+import type { Logger } from 'pino';
+import { coreErrors } from '../errors/core-errors.ts';
+import type { UpstreamConfig } from '../gate/config.ts';
+import type { RouteRegistrar } from '../plugin/route-table.ts';
+import { sendProblem } from './error-handler.ts';
+
+/** Identity headers the gateway sets for upstreams; a client can never send its own (issue 3, point 7). */
+const IDENTITY_HEADER_PREFIX = 'x-gatehouse-';
+
+/**
+ * GATEWAY_UPSTREAMS: each `{prefix, target, exempt?, stripPrefix?}` mounts a reverse proxy
+ * (http-proxy-middleware) as an ordinary route of the route table, so it runs after the gate like any
+ * other route and a prefix that collides with a plugin's route refuses boot.
+ *
+ * Upstreams receive `X-Gatehouse-User` (the session's `sub`), `X-Gatehouse-Roles` (comma-separated) and
+ * `X-Request-Id`; any `X-Gatehouse-*` header from the client is removed first. The body was already read
+ * by the pipeline (step 3), so its exact bytes are re-sent. Upstream down → 502
+ * `gateway.upstream_unavailable`; no answer within UPSTREAM_TIMEOUT_MS → 504 `gateway.upstream_timeout`.
+ */
+export function registerUpstreams(
+  routes: RouteRegistrar,
+  upstreams: readonly UpstreamConfig[],
+  options: { timeoutMs: number; logger: Logger },
+): void {
+  for (const upstream of upstreams) {
+    const proxy = createProxyMiddleware<Request, Response>({
+      target: upstream.target,
+      changeOrigin: true,
+      xfwd: true,
+      ejectPlugins: true,
+      pathRewrite: upstream.stripPrefix ? (path) => path.slice(upstream.prefix.length) || '/' : undefined,
+      on: {
+        proxyReq(proxyReq, req) {
+          for (const name of proxyReq.getHeaderNames()) {
+            if (name.startsWith(IDENTITY_HEADER_PREFIX)) proxyReq.removeHeader(name);
+          }
+          proxyReq.setHeader('X-Request-Id', req.gatehouse.id);
+          if (req.identity) {
+            proxyReq.setHeader('X-Gatehouse-User', req.identity.sub);
+            proxyReq.setHeader('X-Gatehouse-Roles', req.identity.roles.join(','));
+          }
+          const body = req.rawBody;
+          if (body && body.length > 0) {
+            proxyReq.removeHeader('Transfer-Encoding');
+            proxyReq.setHeader('Content-Length', body.length);
+            proxyReq.write(body);
+          }
+          proxyReq.setTimeout(options.timeoutMs, () => {
+            proxyReq.destroy(
+              Object.assign(new Error('upstream did not answer in time'), { code: 'UPSTREAM_TIMEOUT' }),
+            );
+          });
+        },
+        error(err, req, res) {
+          const code = (err as NodeJS.ErrnoException).code;
+          options.logger.warn(
+            { reqId: req.gatehouse.id, upstream: upstream.target, code },
+            'upstream request failed',
+          );
+          if (!isResponse(res)) {
+            res.destroy();
+            return;
+          }
+          const error =
+            code === 'UPSTREAM_TIMEOUT'
+              ? coreErrors.create('gateway.upstream_timeout')
+              : coreErrors.create('gateway.upstream_unavailable');
+          sendProblem(req, res, error);
+        },
+      },
+    });
+    const handler = (req: Request, res: Response) => proxy(req, res);
+    for (const path of [upstream.prefix, `${upstream.prefix}/*`]) {
+      routes.add({ method: 'ALL', path, exempt: upstream.exempt, handler });
+    }
+  }
+}
+
+function isResponse(value: unknown): value is Response & ServerResponse<IncomingMessage> {
+  return typeof (value as ServerResponse).writeHead === 'function';
+}
