@@ -138,6 +138,26 @@ describe('refuses to boot', () => {
     }
   });
 
+  it('without API_AUTH_MODE outside development, and in development defaults to disabled', async () => {
+    const { code, stderr } = await boot({ API_AUTH_MODE: '' });
+    expect(code).toBe(1);
+    expect(stderr).toContain('API_AUTH_MODE: required outside development (disabled, warn or enforce)');
+    const dev = spawnGateway({
+      args: ['serve'],
+      env: { APP_ENV: 'development', HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', DATABASE_URL: db.url },
+    });
+    await dev.waitForOutput(/"apiAuthMode":"disabled"/);
+    dev.child.kill('SIGTERM');
+    expect(await dev.exited).toBe(0);
+  });
+
+  it('in enforce mode without the secrets', async () => {
+    const { code, stderr } = await boot({ API_AUTH_MODE: 'enforce' });
+    expect(code).toBe(1);
+    expect(stderr).toContain('INTERNAL_API_SECRET: required when API_AUTH_MODE is enforce');
+    expect(stderr).toContain('AUTH_SECRET: required when API_AUTH_MODE is enforce');
+  });
+
   it('on invalid plugin config, naming the plugin', async () => {
     const { code, stderr } = await boot(
       { GATEWAY_PLUGINS: 'fixture', FIXTURE_LIMIT: '99', FIXTURE_HEALTH: 'great' },

@@ -108,10 +108,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       healthTimeoutMs: 2_000,
       apiAuthMode: settings.gate.mode,
     });
-    registerUpstreams(routeTable.registrar('upstream'), settings.gate.upstreams, {
-      timeoutMs: settings.gate.upstreamTimeoutMs,
-      logger,
-    });
+    try {
+      registerUpstreams(routeTable.registrar('upstream'), settings.gate.upstreams, {
+        timeoutMs: settings.gate.upstreamTimeoutMs,
+        logger,
+      });
+    } catch (err) {
+      if (err instanceof RouteConflictError) throw new BootError([`GATEWAY_UPSTREAMS: ${err.message}`]);
+      throw err;
+    }
     await registerPlugins(settings, { db, logger, audit, registry, clock, routeTable, hooks, verifier });
 
     const handle = buildPipeline({
@@ -143,7 +148,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     const url = urlOf(server);
     const metricsUrl = urlOf(metricsServer);
     logger.info(
-      { url, metricsUrl, plugins: settings.plugins.map(({ plugin }) => plugin.id) },
+      {
+        url,
+        metricsUrl,
+        apiAuthMode: settings.gate.mode,
+        plugins: settings.plugins.map(({ plugin }) => plugin.id),
+      },
       'gateway listening',
     );
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
-import { createProxyMiddleware } from 'http-proxy-middleware';
+import { createProxyMiddleware, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
 import { coreErrors } from '../errors/core-errors.ts';
 import type { UpstreamConfig } from '../gate/config.ts';
@@ -30,7 +30,10 @@ export function registerUpstreams(
       target: upstream.target,
       changeOrigin: true,
       xfwd: true,
+      // The default plugins answer errors in plain text and log through console; ours answer problem+json.
+      // proxyEventsPlugin is what wires the `on` handlers below, so it stays.
       ejectPlugins: true,
+      plugins: [proxyEventsPlugin as unknown as Plugin<Request, Response>],
       pathRewrite: upstream.stripPrefix ? (path) => path.slice(upstream.prefix.length) || '/' : undefined,
       on: {
         proxyReq(proxyReq, req) {

@@ -1,0 +1,147 @@
+/**
+ * GATEWAY_UPSTREAMS (issue 3, point 7): an existing service behind the gate, tested against a real
+ * upstream HTTP server on loopback.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BootError } from '../gateway/src/boot-error.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { gateEnv, gateHeaders } from './helpers/gate.ts';
+import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { freePort } from './helpers/process.ts';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+let upstream: Server;
+let upstreamUrl: string;
+const seen: Seen[] = [];
+const held: Array<() => void> = [];
+let db: TestDatabase;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  upstream = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+      });
+      if (req.url?.startsWith('/slow')) {
+        // Never answers on its own: the gateway's timeout must fire first.
+        held.push(() => res.end());
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'x-upstream': 'yes' });
+      res.end(JSON.stringify({ ok: true, url: req.url }));
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  const closedPort = await freePort();
+  db = await createTestDatabase();
+  gateway = await startTestGateway({
+    databaseUrl: db.url,
+    env: {
+      ...gateEnv('enforce'),
+      UPSTREAM_TIMEOUT_MS: '300',
+      GATEWAY_UPSTREAMS: JSON.stringify([
+        { prefix: '/api/v1/legacy', target: upstreamUrl, stripPrefix: true },
+        { prefix: '/public/legacy', target: upstreamUrl, exempt: true },
+        { prefix: '/api/v1/down', target: `http://127.0.0.1:${closedPort}` },
+      ]),
+    },
+  });
+});
+
+afterAll(async () => {
+  for (const release of held) release();
+  await gateway?.close();
+  await db?.drop();
+  upstream.closeAllConnections();
+  await new Promise((resolve) => upstream.close(resolve));
+});
+
+const last = () => seen.at(-1) as Seen;
+
+describe('proxied routes', () => {
+  it('forward the identity, the request id and the exact body; strip the prefix; drop spoofed identity headers', async () => {
+    const body = JSON.stringify({ lead: 'Ada', note: 'ünïcode' });
+    const res = await fetch(`${gateway.url}/api/v1/legacy/leads/7?expand=1`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-request-id': 'proxy-1',
+        'x-gatehouse-user': 'admin',
+        'X-Gatehouse-Roles': 'superuser',
+        'x-gatehouse-anything': 'spoofed',
+        ...(await gateHeaders('POST', '/api/v1/legacy/leads/7?expand=1', body)),
+      },
+      body,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-upstream')).toBe('yes');
+    expect(await res.json()).toEqual({ ok: true, url: '/leads/7?expand=1' });
+    const request = last();
+    expect(request).toMatchObject({ method: 'POST', url: '/leads/7?expand=1', body });
+    expect(request.headers['x-gatehouse-user']).toBe('user-42');
+    expect(request.headers['x-gatehouse-roles']).toBe('agent');
+    expect(request.headers['x-gatehouse-anything']).toBeUndefined();
+    expect(request.headers['x-request-id']).toBe('proxy-1');
+    expect(request.headers['content-length']).toBe(String(Buffer.byteLength(body)));
+    expect(request.headers['x-forwarded-for']).toBeDefined();
+  });
+
+  it('are gated: without credentials in enforce mode the upstream is never called', async () => {
+    const before = seen.length;
+    const res = await fetch(`${gateway.url}/api/v1/legacy/leads`);
+    expect(res.status).toBe(401);
+    expect(seen.length).toBe(before);
+  });
+
+  it('an exempt upstream is reached without credentials, still without spoofed identity', async () => {
+    const res = await fetch(`${gateway.url}/public/legacy/info`, {
+      headers: { 'x-gatehouse-user': 'admin' },
+    });
+    expect(res.status).toBe(200);
+    expect(last()).toMatchObject({ url: '/public/legacy/info' });
+    expect(last().headers['x-gatehouse-user']).toBeUndefined();
+  });
+
+  it('upstream down → 502 gateway.upstream_unavailable', async () => {
+    const res = await fetch(`${gateway.url}/api/v1/down/anything`, {
+      headers: await gateHeaders('GET', '/api/v1/down/anything'),
+    });
+    expect(res.status).toBe(502);
+    expect(res.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+    expect(await res.json()).toMatchObject({ code: 'gateway.upstream_unavailable', status: 502 });
+  });
+
+  it('slow upstream → 504 gateway.upstream_timeout after UPSTREAM_TIMEOUT_MS', async () => {
+    const started = performance.now();
+    const res = await fetch(`${gateway.url}/api/v1/legacy/slow`, {
+      headers: await gateHeaders('GET', '/api/v1/legacy/slow'),
+    });
+    expect(res.status).toBe(504);
+    expect(await res.json()).toMatchObject({ code: 'gateway.upstream_timeout', status: 504 });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+  });
+
+  it('an upstream prefix that collides with a plugin route refuses boot', async () => {
+    await expect(
+      startTestGateway({
+        databaseUrl: db.url,
+        env: { GATEWAY_UPSTREAMS: JSON.stringify([{ prefix: '/health', target: upstreamUrl }]) },
+      }),
+    ).rejects.toThrow(BootError);
+  });
+});
