@@ -7,12 +7,15 @@
  *
  * Options (env): BENCH_SECONDS (per round, default 8), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (default 32).
  */
-import { mkdir, rm } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
+import { cpus } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import packageJson from '../package.json' with { type: 'json' };
+import { encode } from '@auth/core/jwt';
+import { signatureHeader } from '../gateway/src/gate/hmac.ts';
 import { hasWrk, load, type LoadResult, type LoadSpec } from './lib/load.ts';
+import { startBenchPostgres } from './lib/postgres.ts';
 import { freePort, startProcess, type Target } from './lib/processes.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -21,51 +24,95 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
+type TargetName = 'gateway' | 'gateway-enforce' | 'gateway-warn' | 'express' | 'node';
+
 interface Scenario {
   name: string;
-  target: 'gateway' | 'express' | 'node';
-  spec: Omit<LoadSpec, 'url' | 'seconds' | 'connections'> & { path: string };
+  target: TargetName;
+  /** Headers are made per round: HMAC signatures carry a timestamp valid for ±300 s. */
+  spec: () => Promise<Omit<LoadSpec, 'url' | 'seconds' | 'connections'> & { path: string }>;
 }
 
 const PLUGINS = ['auth', 'kyc', 'messaging', 'realtime'];
 // The baselines answer the same JSON document the gateway's landing route serves.
 const LANDING = JSON.stringify({ name: packageJson.name, version: packageJson.version, plugins: PLUGINS });
 
+const INTERNAL_SECRET = 'bench-internal-secret-0123456789abcdef';
+const AUTH_SECRET = 'bench-auth-secret-0123456789abcdef';
+const GATED = '/api/v1/gate/identity';
+
+/** A dashboard's request: signed now (valid ±300 s, so made per round), with an Auth.js session. */
+async function gatedRequest() {
+  return {
+    path: GATED,
+    headers: {
+      'x-internal-signature': signatureHeader(INTERNAL_SECRET, Math.floor(Date.now() / 1000), {
+        method: 'GET',
+        url: GATED,
+        body: undefined,
+      }),
+      'x-forwarded-session': await encode({
+        token: { sub: 'bench-user', email: 'bench@example.com', roles: ['agent'], sid: 'bench-sid' },
+        secret: AUTH_SECRET,
+        salt: 'authjs.session-token',
+        maxAge: 3600,
+      }),
+    },
+  };
+}
+
 const scenarios: Scenario[] = [
-  { name: 'gateway GET / (core pipeline)', target: 'gateway', spec: { path: '/' } },
-  { name: 'bare express res.json', target: 'express', spec: { path: '/' } },
-  { name: 'bare node:http', target: 'node', spec: { path: '/' } },
+  { name: 'gateway GET / (core pipeline)', target: 'gateway', spec: () => Promise.resolve({ path: '/' }) },
+  { name: 'gateway enforce, gated route, both layers valid', target: 'gateway-enforce', spec: gatedRequest },
+  {
+    name: 'gateway warn, every request failing both layers (audited)',
+    target: 'gateway-warn',
+    spec: () => Promise.resolve({ path: GATED }),
+  },
+  { name: 'bare express res.json', target: 'express', spec: () => Promise.resolve({ path: '/' }) },
+  {
+    // The same request bytes the gated scenario sends (Express ignores the headers, but parses them).
+    name: 'bare express res.json, same request headers as the gated scenario',
+    target: 'express',
+    spec: async () => ({ ...(await gatedRequest()), path: '/' }),
+  },
+  { name: 'bare node:http', target: 'node', spec: () => Promise.resolve({ path: '/' }) },
 ];
 
 async function main(): Promise<void> {
   await mkdir(outDir, { recursive: true });
-  // Not mkdtemp: its 0700 folder is closed to the unprivileged user the embedded Postgres runs as.
-  const dataDir = path.join(tmpdir(), `gatehouse-bench-${process.pid}`);
-  await mkdir(dataDir, { recursive: true, mode: 0o755 });
   const useWrk = await hasWrk();
-  const targets = new Map<Scenario['target'], Target>();
+  const targets = new Map<TargetName, Target>();
+  let postgres: { url: string; stop(): Promise<void> } | undefined;
   try {
-    targets.set(
-      'gateway',
-      await startProcess({
-        name: 'gateway',
-        args: [path.join(root, 'gateway/src/cli.ts'), 'serve'],
-        env: {
-          APP_ENV: 'production',
-          API_AUTH_MODE: 'disabled',
-          GATEWAY_PLUGINS: PLUGINS.join(','),
-          DATA_DIR: dataDir,
-          EMBEDDED_PG_PORT: String(await freePort()),
-          METRICS_PORT: String(await freePort()),
-          HOST: '127.0.0.1',
-          LOG_LEVEL: 'info',
-          ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
-        },
-        logFile: path.join(outDir, 'gateway.log'),
-        port: await freePort(),
-        readyPath: '/health',
-      }),
-    );
+    postgres = await startBenchPostgres();
+    const gatewayEnv = (mode: string): Record<string, string> => ({
+      APP_ENV: 'production',
+      API_AUTH_MODE: mode,
+      INTERNAL_API_SECRET: INTERNAL_SECRET,
+      AUTH_SECRET,
+      GATEWAY_PLUGINS: PLUGINS.join(','),
+      DATABASE_URL: (postgres as { url: string }).url,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+    });
+    for (const [name, mode] of [
+      ['gateway', 'disabled'],
+      ['gateway-enforce', 'enforce'],
+      ['gateway-warn', 'warn'],
+    ] as const) {
+      targets.set(
+        name,
+        await startProcess({
+          name,
+          args: [path.join(root, 'gateway/src/cli.ts'), 'serve'],
+          env: { ...gatewayEnv(mode), METRICS_PORT: String(await freePort()) },
+          logFile: path.join(outDir, `${name}.log`),
+          port: await freePort(),
+          readyPath: '/health',
+        }),
+      );
+    }
     targets.set(
       'express',
       await startProcess({
@@ -116,6 +163,18 @@ async function main(): Promise<void> {
             'gateway GET / vs bare express': ratio('gateway GET / (core pipeline)', 'bare express res.json'),
             'gateway GET / vs bare node:http': ratio('gateway GET / (core pipeline)', 'bare node:http'),
             'bare express vs bare node:http': ratio('bare express res.json', 'bare node:http'),
+            'gated, both layers valid (enforce) vs bare express': ratio(
+              'gateway enforce, gated route, both layers valid',
+              'bare express res.json',
+            ),
+            'gated, both layers valid (enforce) vs bare express with the same request headers': ratio(
+              'gateway enforce, gated route, both layers valid',
+              'bare express res.json, same request headers as the gated scenario',
+            ),
+            'warn-mode failure path vs bare express': ratio(
+              'gateway warn, every request failing both layers (audited)',
+              'bare express res.json',
+            ),
           },
         },
         null,
@@ -124,19 +183,19 @@ async function main(): Promise<void> {
     );
   } finally {
     for (const target of targets.values()) await target.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await postgres?.stop();
   }
 }
 
 async function measure(
   scenario: Scenario,
-  targets: Map<Scenario['target'], Target>,
+  targets: Map<TargetName, Target>,
   duration: number,
   useWrk: boolean,
 ): Promise<LoadResult> {
   const target = targets.get(scenario.target);
   if (!target) throw new Error(`no target ${scenario.target}`);
-  const { path: urlPath, ...rest } = scenario.spec;
+  const { path: urlPath, ...rest } = await scenario.spec();
   return load({ ...rest, url: target.url + urlPath, seconds: duration, connections }, useWrk);
 }
 

@@ -29,7 +29,8 @@ import { registerUpstreams } from './http/upstreams.ts';
 import { createHttpMetrics } from './http/http-metrics.ts';
 import { createMetricsServer } from './http/metrics-server.ts';
 import { createMetricsRegistry } from './http/registry.ts';
-import { buildPipeline } from './http/pipeline.ts';
+import { expressClasses } from './http/express-classes.ts';
+import { buildPipeline, createExpressApp } from './http/pipeline.ts';
 import { createLoggers, type Logger } from './logger.ts';
 import { migrationsDir } from './plugin/migrations-dir.ts';
 import type { ResolvedPlugin } from './plugin/loader.ts';
@@ -93,7 +94,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     const hooks = createHookCollector(verifier);
     installGate({ settings, verifier, audit, registry, clock, hooks });
     // Created now, listening later: the core routes report on them, the pipeline is attached once built.
-    const server = createServer();
+    const app = createExpressApp(settings.core.TRUST_PROXY);
+    const server = createServer(expressClasses(app));
     const metricsServer = createMetricsServer(registry);
 
     registerCoreRoutes(routeTable.registrar('core'), {
@@ -119,14 +121,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     }
     await registerPlugins(settings, { db, logger, audit, registry, clock, routeTable, hooks, verifier });
 
-    const handle = buildPipeline({
+    const handle = buildPipeline(app, {
       routes: routeTable,
       slots: hooks.slots,
       logger,
       accessLog,
       metrics: createHttpMetrics(registry),
       corsOrigins: settings.core.CORS_ORIGINS,
-      trustProxy: settings.core.TRUST_PROXY,
     });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       req.gatehouseStartedAt = performance.now();

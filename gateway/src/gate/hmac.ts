@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /**
  * Layer 1, the internal-secret HMAC (DECISIONS.md, "API auth gate", binding):
@@ -23,7 +23,10 @@ export interface SignedRequest {
   body: Buffer | undefined;
 }
 
-/** Computes `v1` for a request; what a dashboard does before sending (see docs/api-auth-gate.md). */
+/**
+ * Computes `v1` for a request; what a dashboard does before sending (see docs/api-auth-gate.md). The
+ * reference implementation, with node's `createHmac`; the gate verifies with `hmac-sha256.ts`.
+ */
 export function signature(secret: string, timestamp: number, request: SignedRequest): string {
   const hmac = createHmac('sha256', secret);
   hmac.update(`${timestamp}.${request.method.toUpperCase()}.${request.url}.`);
@@ -36,10 +39,15 @@ export function signatureHeader(secret: string, nowSeconds: number, request: Sig
   return `t=${nowSeconds},v1=${signature(secret, nowSeconds, request)}`;
 }
 
+/** The configured secrets as KeyObjects, made once: createHmac then skips importing the key per call. */
+export function prepareSecrets(secrets: readonly string[]): readonly KeyObject[] {
+  return secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
+}
+
 export function verifySignature(
   header: string | string[] | undefined,
   request: SignedRequest,
-  secrets: readonly string[],
+  keys: readonly KeyObject[],
   nowSeconds: number,
 ): HmacResult {
   if (header === undefined || header === '') return { ok: false, reason: 'missing' };
@@ -48,10 +56,13 @@ export function verifySignature(
   const timestamp = Number(match[1]);
   if (Math.abs(nowSeconds - timestamp) > SIGNATURE_TOLERANCE_SECONDS) return { ok: false, reason: 'stale' };
   const given = Buffer.from((match[2] as string).toLowerCase(), 'hex');
+  const signed = `${timestamp}.${request.method.toUpperCase()}.${request.url}.`;
   // Every secret is tried, whichever matches: the time taken does not reveal which one did.
   let matched = false;
-  for (const secret of secrets) {
-    const expected = Buffer.from(signature(secret, timestamp, request), 'hex');
+  for (const key of keys) {
+    const hmac = createHmac('sha256', key).update(signed);
+    if (request.body && request.body.length > 0) hmac.update(request.body);
+    const expected = hmac.digest();
     if (timingSafeEqual(expected, given)) matched = true;
   }
   return matched ? { ok: true } : { ok: false, reason: 'mismatch' };

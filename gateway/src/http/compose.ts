@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
+import type { ExpressClasses } from './express-classes.ts';
 
 /**
  * Runs the pipeline steps as one precompiled chain over Express's own request and response objects.
@@ -17,9 +18,11 @@ export function compose(
   app: Express,
   steps: readonly RequestHandler[],
   onError: ErrorRequestHandler,
+  classes?: ExpressClasses,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const requestProto = app.request;
   const responseProto = app.response;
+  const ready = classes?.IncomingMessage;
 
   /** Hands an error to the error handler, once per request: a late rejection after a failure is ignored. */
   const fail = (err: unknown, req: Request, res: Response): void => {
@@ -37,8 +40,11 @@ export function compose(
     const res = rawRes as Response;
     req.res = res;
     res.req = req;
-    Object.setPrototypeOf(req, requestProto);
-    Object.setPrototypeOf(res, responseProto);
+    // Requests built by `expressClasses` already carry Express's API; others get it as Express gives it.
+    if (ready === undefined || !(rawReq instanceof ready)) {
+      Object.setPrototypeOf(req, requestProto);
+      Object.setPrototypeOf(res, responseProto);
+    }
     res.locals = Object.create(null) as Record<string, unknown>;
     req.originalUrl = req.url;
     req.baseUrl = '';

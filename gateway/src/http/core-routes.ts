@@ -50,7 +50,7 @@ export function registerCoreRoutes(routes: RouteRegistrar, deps: CoreRouteDeps):
     method: 'GET',
     path: '/api/v1/gate/identity',
     handler: (req, res) => {
-      res.json({ mode: deps.apiAuthMode, identity: req.identity ?? null });
+      sendJson(res, JSON.stringify({ mode: deps.apiAuthMode, identity: req.identity ?? null }));
     },
   });
 
@@ -75,7 +75,8 @@ export function registerCoreRoutes(routes: RouteRegistrar, deps: CoreRouteDeps):
   });
 }
 
-function sendJson(res: Response, body: Buffer): void {
+/** JSON with the headers it needs and nothing else (no ETag, no charset negotiation). */
+function sendJson(res: Response, body: Buffer | string): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.end(body);
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { RouteTable } from '../plugin/route-table.ts';
 import { PIPELINE_SLOTS, type PipelineSlot } from '../plugin/types.ts';
@@ -8,6 +8,7 @@ import { jsonBody } from './body.ts';
 import { compose } from './compose.ts';
 import { crossOrigin } from './cross-origin.ts';
 import { dispatch, errorHandler } from './error-handler.ts';
+import { expressClasses } from './express-classes.ts';
 import type { HttpMetrics } from './http-metrics.ts';
 import { requestContext } from './request-context.ts';
 import { securityHeaders } from './security-headers.ts';
@@ -37,18 +38,27 @@ export interface PipelineDeps {
   accessLog: AccessLog;
   metrics: HttpMetrics;
   corsOrigins: readonly string[];
-  trustProxy: boolean | number | string;
 }
 
-/** Assembles the pipeline; returns the request listener for node:http. */
-export function buildPipeline(deps: PipelineDeps): (req: IncomingMessage, res: ServerResponse) => void {
+/**
+ * The Express application: its settings and the request/response API handlers use. Routing is not
+ * Express's (see compose.ts); pass `expressClasses(app)` to `http.createServer`.
+ */
+export function createExpressApp(trustProxy: boolean | number | string): Express {
   const app = express();
   app.disable('x-powered-by');
   // No ETag on API responses: hashing every body costs more than the rare conditional GET saves.
   app.set('etag', false);
   // Client IPs for audit rows and rate limits come from X-Forwarded-For only behind a trusted proxy.
-  app.set('trust proxy', deps.trustProxy);
+  app.set('trust proxy', trustProxy);
+  return app;
+}
 
+/** Assembles the pipeline; returns the request listener for node:http. */
+export function buildPipeline(
+  app: Express,
+  deps: PipelineDeps,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const steps: Record<
     Exclude<(typeof PIPELINE_ORDER)[number], 'error-handler'>,
     readonly RequestHandler[]
@@ -65,5 +75,5 @@ export function buildPipeline(deps: PipelineDeps): (req: IncomingMessage, res: S
     'route-handler': [dispatch],
   };
   const chain = PIPELINE_ORDER.flatMap((name) => (name === 'error-handler' ? [] : steps[name]));
-  return compose(app, chain, errorHandler(deps.logger));
+  return compose(app, chain, errorHandler(deps.logger), expressClasses(app));
 }
