@@ -6,6 +6,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase } from './helpers/database.ts';
 import { FIXTURE_CLI, freePort, spawnGateway, type GatewayProcess } from './helpers/process.ts';
@@ -101,6 +102,46 @@ describe('embedded PostgreSQL (DATABASE_URL unset)', () => {
       expect(rows).toEqual([{ payload: { n: 1 } }]);
       expect(await stop(second)).toBe(0);
     } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm start (the README command)', () => {
+  it('boots with development settings and the embedded database, API gate disabled', async () => {
+    const dataDir = path.join(tmpdir(), `gatehouse-npm-start-${process.pid}-${Date.now()}`);
+    await mkdir(dataDir, { recursive: true, mode: 0o755 });
+    const { spawn } = await import('node:child_process');
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        METRICS_PORT: '0',
+        DATA_DIR: dataDir,
+        EMBEDDED_PG_PORT: String(await freePort()),
+      },
+      detached: true,
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const check = () => (LISTENING.test(out) ? resolve() : undefined);
+        child.stdout.on('data', check);
+        void exited.then(() => reject(new Error(`npm start exited:\n${out}`)));
+      });
+      const url = /"url":"(http:\/\/[^"]+)"/.exec(out)?.[1] ?? '';
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+      expect(out).toContain('"apiAuthMode":"disabled"');
+    } finally {
+      // npm runs the gateway as a child: signal the whole process group.
+      process.kill(-(child.pid as number), 'SIGTERM');
+      await exited;
       await rm(dataDir, { recursive: true, force: true });
     }
   });
