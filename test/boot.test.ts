@@ -13,7 +13,7 @@ import { BootError } from '../gateway/src/boot-error.ts';
 import { startGateway } from '../gateway/src/gateway.ts';
 import { definePlugin } from '../gateway/src/plugin/types.ts';
 import { fixturePlugin } from './fixtures/fixture-plugin.ts';
-import { FIXTURE_CLI, freePort, spawnGateway } from './helpers/process.ts';
+import { FIXTURE_CLI, freePort, processEnv, spawnGateway } from './helpers/process.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -27,15 +27,7 @@ async function boot(env: Record<string, string>, args = ['serve'], entry?: strin
   const child = spawnGateway({
     entry,
     args,
-    env: {
-      APP_ENV: 'test',
-      API_AUTH_MODE: 'disabled',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      METRICS_PORT: '0',
-      DATABASE_URL: db.url,
-      ...env,
-    },
+    env: processEnv({ DATABASE_URL: db.url, ...env }),
   });
   const code = await child.exited;
   return { code, stderr: child.stderr(), stdout: child.stdout() };
@@ -182,16 +174,7 @@ describe('refuses to boot', () => {
       },
     });
     const attempt = startGateway({
-      env: {
-        APP_ENV: 'test',
-        API_AUTH_MODE: 'disabled',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        METRICS_PORT: '0',
-        DATABASE_URL: db.url,
-        LOG_LEVEL: 'silent',
-        GATEWAY_PLUGINS: 'fixture,squatter',
-      },
+      env: processEnv({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', GATEWAY_PLUGINS: 'fixture,squatter' }),
       available: [fixturePlugin, squatter],
     });
     await expect(attempt).rejects.toThrow(BootError);

@@ -22,12 +22,22 @@ describe('docs/examples/dashboard-client.ts', () => {
     const identity = await gatehouseFetch(gateway.url, '/api/v1/gate/identity?x=1', {}, credentials);
     expect(identity.status).toBe(200);
     expect(await identity.json()).toMatchObject({ mode: 'enforce', identity: { sub: 'user-42' } });
-    const post = await gatehouseFetch(gateway.url, '/fixture/echo', { method: 'post', json: { name: 'Zoë', age: 30 } }, credentials);
+    const post = await gatehouseFetch(
+      gateway.url,
+      '/fixture/echo',
+      { method: 'post', json: { name: 'Zoë', age: 30 } },
+      credentials,
+    );
     expect(post.status).toBe(201);
   });
 
   it('is refused with the wrong secret', async () => {
-    const res = await gatehouseFetch(gateway.url, '/api/v1/gate/identity', {}, { internalSecret: 'x'.repeat(40), sessionToken: await mintSession() });
+    const res = await gatehouseFetch(
+      gateway.url,
+      '/api/v1/gate/identity',
+      {},
+      { internalSecret: 'x'.repeat(40), sessionToken: await mintSession() },
+    );
     expect(res.status).toBe(401);
   });
 });

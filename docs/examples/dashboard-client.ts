@@ -25,7 +25,9 @@ export async function gatehouseFetch(
   const method = (init.method ?? 'GET').toUpperCase();
   const body = init.json === undefined ? '' : JSON.stringify(init.json);
   const t = Math.floor(Date.now() / 1000);
-  const v1 = createHmac('sha256', credentials.internalSecret).update(`${t}.${method}.${pathWithQuery}.${body}`).digest('hex');
+  const v1 = createHmac('sha256', credentials.internalSecret)
+    .update(`${t}.${method}.${pathWithQuery}.${body}`)
+    .digest('hex');
   return fetch(new URL(pathWithQuery, baseUrl), {
     method,
     headers: {

@@ -5,6 +5,18 @@ import { fileURLToPath } from 'node:url';
 export const CLI = fileURLToPath(new URL('../../gateway/src/cli.ts', import.meta.url));
 export const FIXTURE_CLI = fileURLToPath(new URL('../fixtures/serve-with-fixtures.ts', import.meta.url));
 
+/** The settings every spawned test gateway starts from: loopback, random ports, gate off. */
+export function processEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    APP_ENV: 'test',
+    API_AUTH_MODE: 'disabled',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    METRICS_PORT: '0',
+    ...overrides,
+  };
+}
+
 export interface GatewayProcess {
   child: ChildProcessWithoutNullStreams;
   stdout(): string;
