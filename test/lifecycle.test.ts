@@ -132,6 +132,37 @@ describe('npm start (the README command)', () => {
   });
 });
 
+describe('npm run migrate (bare checkout)', () => {
+  it('applies the migrations to the embedded database with development settings', async () => {
+    const dataDir = path.join(tmpdir(), `gatehouse-npm-migrate-${process.pid}-${Date.now()}`);
+    await mkdir(dataDir, { recursive: true, mode: 0o755 });
+    const { execFile } = await import('node:child_process');
+    const pgPort = await freePort();
+    try {
+      const stdout = await new Promise<string>((resolve, reject) =>
+        execFile(
+          'npm',
+          ['run', 'migrate', '--silent'],
+          {
+            cwd: fileURLToPath(new URL('..', import.meta.url)),
+            env: {
+              PATH: process.env.PATH ?? '',
+              HOME: process.env.HOME ?? '/tmp',
+              DATA_DIR: dataDir,
+              EMBEDDED_PG_PORT: String(pgPort),
+              LOG_LEVEL: 'warn',
+            },
+          },
+          (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${out}\n${errOut}`)) : resolve(out)),
+        ),
+      );
+      expect(stdout).toMatch(/^[1-9]\d* migration\(s\) applied/m);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('graceful shutdown', () => {
   it('SIGTERM during an in-flight request: the request completes, new connections are refused, exit 0', async () => {
     const db = await createTestDatabase();

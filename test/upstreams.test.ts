@@ -98,7 +98,21 @@ describe('proxied routes', () => {
     expect(request.headers['x-gatehouse-anything']).toBeUndefined();
     expect(request.headers['x-request-id']).toBe('proxy-1');
     expect(request.headers['content-length']).toBe(String(Buffer.byteLength(body)));
-    expect(request.headers['x-forwarded-for']).toBeDefined();
+    // The gate's credentials stay at the gate.
+    expect(request.headers['x-forwarded-session']).toBeUndefined();
+    expect(request.headers['x-internal-signature']).toBeUndefined();
+  });
+
+  it('forwarding headers come from the gateway, not from the client (TRUST_PROXY off)', async () => {
+    const res = await fetch(`${gateway.url}/public/legacy/who`, {
+      headers: { 'x-forwarded-for': '6.6.6.6', 'x-forwarded-host': 'evil.example', forwarded: 'for=6.6.6.6' },
+    });
+    expect(res.status).toBe(200);
+    const { headers } = last();
+    expect(headers['x-forwarded-for']).toBe('127.0.0.1');
+    expect(headers['x-forwarded-proto']).toBe('http');
+    expect(headers['x-forwarded-host']).toBe('127.0.0.1');
+    expect(headers.forwarded).toBeUndefined();
   });
 
   it('are gated: without credentials in enforce mode the upstream is never called', async () => {

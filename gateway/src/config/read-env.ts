@@ -45,8 +45,16 @@ export function readEnv<S extends EnvSchema>(schema: S, env: Env): ReadResult<z.
     for (const issue of parsed.error.issues) {
       const name = String(issue.path[0] ?? '(config)');
       const field = schema.shape[name] as z.ZodType | undefined;
-      const shown = field && secretSchemas.has(field) ? undefined : input[name];
-      problems.push(`${name}: ${issue.message}${shown === undefined ? '' : ` (got "${truncate(shown)}")`}`);
+      // For structured values (a JSON list), name the entry and field, e.g. GATEWAY_UPSTREAMS[1].target,
+      // instead of echoing the whole value.
+      const where = issue.path
+        .slice(1)
+        .map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`))
+        .join('');
+      const shown = field && secretSchemas.has(field) ? undefined : where ? undefined : input[name];
+      problems.push(
+        `${name}${where}: ${issue.message}${shown === undefined ? '' : ` (got "${truncate(shown)}")`}`,
+      );
     }
   }
   if (problems.length > 0) return { ok: false, problems };

@@ -41,7 +41,7 @@ describe('gate settings', () => {
     });
     expect(check({ API_AUTH_MODE: 'warn', ...secrets, INTERNAL_API_SECRET: 'short' })).toMatchObject({
       ok: false,
-      problems: ['INTERNAL_API_SECRET: each secret must be at least 32 characters'],
+      problems: ['INTERNAL_API_SECRET[0]: each secret must be at least 32 characters'],
     });
   });
 
@@ -50,6 +50,9 @@ describe('gate settings', () => {
       value: { sessionCookie: 'authjs.session-token' },
     });
     expect(check({ API_AUTH_MODE: 'disabled', APP_BASE_URL: 'https://dash.example.com' })).toMatchObject({
+      value: { sessionCookie: '__Secure-authjs.session-token' },
+    });
+    expect(check({ API_AUTH_MODE: 'disabled', APP_BASE_URL: 'HTTPS://DASH.example.com' })).toMatchObject({
       value: { sessionCookie: '__Secure-authjs.session-token' },
     });
     expect(check({ API_AUTH_MODE: 'disabled', AUTH_SESSION_COOKIE: 'my.session' })).toMatchObject({
@@ -65,6 +68,14 @@ describe('gate settings', () => {
     expect(
       check({ API_AUTH_MODE: 'disabled', GATEWAY_UPSTREAMS: '[{"prefix":"/x","target":"ftp://a"}]' }),
     ).toMatchObject({ ok: false });
+    // A typo in a key is an error naming the entry, not silently ignored.
+    expect(
+      check({
+        API_AUTH_MODE: 'disabled',
+        GATEWAY_UPSTREAMS:
+          '[{"prefix":"/x","target":"http://a"},{"prefix":"/y","target":"http://b","stripprefix":true}]',
+      }),
+    ).toEqual({ ok: false, problems: ['GATEWAY_UPSTREAMS[1]: Unrecognized key: "stripprefix"'] });
     expect(
       check({ API_AUTH_MODE: 'disabled', GATEWAY_UPSTREAMS: '[{"prefix":"/x","target":"http://a:1"}]' }),
     ).toMatchObject({

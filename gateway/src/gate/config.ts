@@ -18,7 +18,7 @@ function secretList(minLength: number) {
 }
 
 /** One upstream of GATEWAY_UPSTREAMS: an existing service put behind the gate. */
-const upstream = z.object({
+const upstream = z.strictObject({
   prefix: z
     .string()
     .regex(/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/, 'prefix must start with "/" and not end with "/"'),
@@ -93,7 +93,7 @@ export function checkGateConfig(
     if (!env.AUTH_SECRET) problems.push(`AUTH_SECRET: required when API_AUTH_MODE is ${mode}`);
   }
   if (problems.length > 0 || mode === undefined) return { ok: false, problems };
-  const secure = env.APP_BASE_URL?.startsWith('https:') ?? false;
+  const secure = env.APP_BASE_URL !== undefined && new URL(env.APP_BASE_URL).protocol === 'https:';
   return {
     ok: true,
     value: {

@@ -29,14 +29,14 @@ interface Window {
 }
 
 /**
- * Collapses identical failures (same kind, reason, route, ip) so a flood cannot flood audit_log
+ * Collapses identical failures (same kind, reason, method, route, client ip) so a flood cannot flood audit_log
  * (issue 3, "Audit"). The first failure of a key in a one-minute window is written at once, so a single
  * failure is visible immediately; the rest of that window is counted and written as one summary row
  * (`count`, `collapsed: true`) when the window closes. At most two rows per key per minute; the counts of
  * a key's rows add up to its failures. Rows are appended, never updated: audit_log is append-only.
  *
  * Many distinct client addresses (a distributed flood) are bounded too: past `maxKeys` open windows, new
- * keys share one overflow key with `ip` "*".
+ * keys share one overflow key (their rows carry `ip` null).
  */
 export function createFailureAudit(options: {
   audit: Pick<AuditWriter, 'writeLater'>;

@@ -23,10 +23,7 @@ export interface SignedRequest {
   body: Buffer | undefined;
 }
 
-/**
- * Computes `v1` for a request; what a dashboard does before sending (see docs/api-auth-gate.md). The
- * reference implementation, with node's `createHmac`; the gate verifies with `hmac-sha256.ts`.
- */
+/** Computes `v1` for a request; what a dashboard does before sending (see docs/api-auth-gate.md). */
 export function signature(secret: string, timestamp: number, request: SignedRequest): string {
   const hmac = createHmac('sha256', secret);
   hmac.update(`${timestamp}.${request.method.toUpperCase()}.${request.url}.`);

@@ -9,16 +9,32 @@ import { sendProblem } from './error-handler.ts';
 
 /** Identity headers the gateway sets for upstreams; a client can never send its own (issue 3, point 7). */
 const IDENTITY_HEADER_PREFIX = 'x-gatehouse-';
+/**
+ * Headers an upstream never receives from the client: the gate's own credentials (the upstream gets the
+ * verified identity instead; a session token passed on is a credential exposed to one more service) and
+ * forwarding headers, which the gateway sets itself from what it trusts (TRUST_PROXY).
+ */
+const DROPPED_HEADERS = [
+  'x-forwarded-session',
+  'x-internal-signature',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-port',
+  'forwarded',
+];
 
 /**
  * GATEWAY_UPSTREAMS: each `{prefix, target, exempt?, stripPrefix?}` mounts a reverse proxy
  * (http-proxy-middleware) as an ordinary route of the route table, so it runs after the gate like any
  * other route and a prefix that collides with a plugin's route refuses boot.
  *
- * Upstreams receive `X-Gatehouse-User` (the session's `sub`), `X-Gatehouse-Roles` (comma-separated) and
- * `X-Request-Id`; any `X-Gatehouse-*` header from the client is removed first. The body was already read
+ * Upstreams receive `X-Gatehouse-User` (the session's `sub`), `X-Gatehouse-Roles` (comma-separated),
+ * `X-Request-Id` and `X-Forwarded-For/-Proto/-Host` as the gateway determined them; any `X-Gatehouse-*`
+ * header from the client is removed first, and so are the gate's credentials and client-sent forwarding
+ * headers. A route a plugin declares under an upstream's prefix is more specific and takes precedence. The body was already read
  * by the pipeline (step 3), so its exact bytes are re-sent. Upstream down → 502
- * `gateway.upstream_unavailable`; no answer within UPSTREAM_TIMEOUT_MS → 504 `gateway.upstream_timeout`.
+ * `gateway.upstream_unavailable`; no response started within UPSTREAM_TIMEOUT_MS (connecting included) → 504 `gateway.upstream_timeout`.
  */
 export function registerUpstreams(
   routes: RouteRegistrar,
@@ -29,7 +45,9 @@ export function registerUpstreams(
     const proxy = createProxyMiddleware<Request, Response>({
       target: upstream.target,
       changeOrigin: true,
-      xfwd: true,
+      // X-Forwarded-* are set below from Express's view of the client (which honours TRUST_PROXY):
+      // the proxy library would keep a client's own values.
+      xfwd: false,
       // The default plugins answer errors in plain text and log through console; ours answer problem+json.
       // proxyEventsPlugin is what wires the `on` handlers below, so it stays.
       ejectPlugins: true,
@@ -38,8 +56,15 @@ export function registerUpstreams(
       on: {
         proxyReq(proxyReq, req) {
           for (const name of proxyReq.getHeaderNames()) {
-            if (name.startsWith(IDENTITY_HEADER_PREFIX)) proxyReq.removeHeader(name);
+            if (name.startsWith(IDENTITY_HEADER_PREFIX) || DROPPED_HEADERS.includes(name))
+              proxyReq.removeHeader(name);
           }
+          // req.ips: the trusted X-Forwarded-For chain from the client on (empty unless TRUST_PROXY);
+          // the immediate peer comes last, as every proxy appends it.
+          const peer = req.socket.remoteAddress ?? '';
+          proxyReq.setHeader('X-Forwarded-For', [...req.ips, peer].filter(Boolean).join(', '));
+          proxyReq.setHeader('X-Forwarded-Proto', req.protocol);
+          if (req.hostname) proxyReq.setHeader('X-Forwarded-Host', req.hostname);
           proxyReq.setHeader('X-Request-Id', req.gatehouse.id);
           if (req.identity) {
             proxyReq.setHeader('X-Gatehouse-User', req.identity.sub);
