@@ -143,6 +143,18 @@ describe('refuses to boot', () => {
     expect(await dev.exited).toBe(0);
   });
 
+  it('reports a missing secret in the same run as a bad gate variable', async () => {
+    const { code, stderr } = await boot({
+      API_AUTH_MODE: 'warn',
+      INTERNAL_API_SECRET: 'too-short',
+      UPSTREAM_TIMEOUT_MS: 'soon',
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain('INTERNAL_API_SECRET[0]: each secret must be at least 32 characters');
+    expect(stderr).toContain('UPSTREAM_TIMEOUT_MS: must be an integer');
+    expect(stderr).toContain('AUTH_SECRET: required when API_AUTH_MODE is warn');
+  });
+
   it('in enforce mode without the secrets', async () => {
     const { code, stderr } = await boot({ API_AUTH_MODE: 'enforce' });
     expect(code).toBe(1);

@@ -220,6 +220,7 @@ describe('security headers and CORS', () => {
       },
     });
     expect(res.status).toBe(204);
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
     expect(res.headers.get('access-control-allow-headers')).toContain('X-Forwarded-Session');
     expect(res.headers.get('access-control-allow-headers')).toContain('X-Internal-Signature');

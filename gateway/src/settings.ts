@@ -1,5 +1,10 @@
 import { coreConfigSchema, isDevelopment, type CoreConfig } from './config/core-config.ts';
-import { checkGateConfig, gateConfigSchema, type GateConfig } from './gate/config.ts';
+import {
+  checkGateConfig,
+  gateConfigSchema,
+  gateRequirementProblems,
+  type GateConfig,
+} from './gate/config.ts';
 import { readEnv, type Env } from './config/read-env.ts';
 import { BootError } from './boot-error.ts';
 import { resolvePlugins, type ResolvedPlugin } from './plugin/loader.ts';
@@ -23,7 +28,9 @@ export function loadSettings(env: Env, available: ReadonlyMap<string, GatewayPlu
   const plugins = resolvePlugins(requested, available, env);
   const gateEnv = readEnv(gateConfigSchema, env);
   const development = core.ok ? isDevelopment(core.value) : env.APP_ENV === 'development';
-  const gate = gateEnv.ok ? checkGateConfig(gateEnv.value, development) : gateEnv;
+  const gate = gateEnv.ok
+    ? checkGateConfig(gateEnv.value, development)
+    : { ok: false as const, problems: [...gateEnv.problems, ...gateRequirementProblems(env, development)] };
   const problems = [
     ...(core.ok ? [] : core.problems),
     ...(gate.ok ? [] : gate.problems),

@@ -108,3 +108,22 @@ export function checkGateConfig(
     },
   };
 }
+
+/**
+ * The requirement rules of `checkGateConfig`, read from the raw environment, for when some gate
+ * variable failed to parse: an operator still learns in the same run that the mode or a secret is missing.
+ */
+export function gateRequirementProblems(
+  env: Readonly<Record<string, string | undefined>>,
+  isDevelopment: boolean,
+): string[] {
+  const given = (name: string) => Boolean(env[name]) || Boolean(env[`${name}_FILE`]);
+  const raw = env.API_AUTH_MODE;
+  const mode = raw ? raw : isDevelopment ? 'disabled' : undefined;
+  if (mode === undefined) return ['API_AUTH_MODE: required outside development (disabled, warn or enforce)'];
+  if (mode !== 'warn' && mode !== 'enforce') return [];
+  return [
+    ...(given('INTERNAL_API_SECRET') ? [] : [`INTERNAL_API_SECRET: required when API_AUTH_MODE is ${mode}`]),
+    ...(given('AUTH_SECRET') ? [] : [`AUTH_SECRET: required when API_AUTH_MODE is ${mode}`]),
+  ];
+}

@@ -1,5 +1,6 @@
 import cors from 'cors';
 import type { RequestHandler } from 'express';
+import { requestIdFor } from './request-context.ts';
 
 /** Headers a browser client may send cross-origin, and those it may read back. */
 const ALLOWED_HEADERS = [
@@ -40,6 +41,11 @@ export function crossOrigin(allowedOrigins: readonly string[]): RequestHandler {
       res.setHeader('Vary', 'Origin');
       next();
       return;
+    }
+    // A preflight is answered here, before step 4 gives requests their id; it still carries one
+    // (DECISIONS.md, "Request id").
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+      res.setHeader('X-Request-Id', requestIdFor(req));
     }
     handle(req, res, next);
   };
