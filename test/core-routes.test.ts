@@ -138,6 +138,7 @@ describe('metrics', () => {
     expect(text).not.toContain('definitely');
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).toContain('nodejs_eventloop_lag_seconds');
+    expect(text).toMatch(/^gatehouse_log_dropped_lines_total 0$/m);
   });
 
   it('pass `promtool check metrics`', async () => {

@@ -53,7 +53,7 @@ export interface RunningGateway {
 /** Boots the gateway: settings → database → migrations → plugins → pipeline → listeners. */
 export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
   const settings = loadSettings(options.env ?? process.env, pluginMap(options.available));
-  const { logger, accessLog } = createLoggers({
+  const { logger, accessLog, droppedLines } = createLoggers({
     level: settings.core.LOG_LEVEL,
     destination: options.logDestination,
   });
@@ -73,7 +73,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     await runMigrationsOrRefuse(db, sources, logger);
     const expectedMigrations = (await readMigrations(sources)).map((file) => `${file.scope}/${file.name}`);
 
-    const registry = createMetricsRegistry();
+    const registry = createMetricsRegistry({ droppedLogLines: droppedLines });
     const audit = createAuditWriter({ db, clock, logger });
     const routeTable = new RouteTable();
     const verifier = await createSessionVerifier({

@@ -9,6 +9,8 @@ export interface Loggers {
   logger: Logger;
   /** One line per request with fixed, safe fields; same sink, same JSON shape. */
   accessLog: AccessLog;
+  /** Lines the sink dropped because its reader fell too far behind (exported as a metric). */
+  droppedLines: () => number;
 }
 
 /**
@@ -39,5 +41,9 @@ export function createLoggers(options: { level: string; destination?: Destinatio
     },
     sink,
   );
-  return { logger, accessLog: createAccessLog({ sink, enabled: logger.isLevelEnabled('info') }) };
+  return {
+    logger,
+    accessLog: createAccessLog({ sink, enabled: logger.isLevelEnabled('info') }),
+    droppedLines: () => (sink instanceof LineSink ? sink.droppedLines : 0),
+  };
 }

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 
 /**
  * prom-client's default metrics name three gauges with a `_total` suffix, which the exposition-format
@@ -11,10 +11,22 @@ const MISNAMED_DEFAULT_GAUGES = [
   'nodejs_active_resources_total',
 ];
 
-/** The gateway's own registry (never prom-client's global one), with the default process metrics. */
-export function createMetricsRegistry(): Registry {
+/**
+ * The gateway's own registry (never prom-client's global one), with the default process metrics and
+ * `gatehouse_log_dropped_lines_total`: a log reader that stalls must show up somewhere other than the logs.
+ */
+export function createMetricsRegistry(options: { droppedLogLines: () => number }): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   for (const name of MISNAMED_DEFAULT_GAUGES) registry.removeSingleMetric(name);
+  new Counter({
+    name: 'gatehouse_log_dropped_lines_total',
+    help: 'Log lines dropped because the log reader fell behind (stdout blocked)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(options.droppedLogLines());
+    },
+  });
   return registry;
 }
