@@ -113,28 +113,22 @@ async function main(): Promise<void> {
         }),
       );
     }
-    targets.set(
-      'express',
-      await startProcess({
-        name: 'express',
-        args: [path.join(root, 'bench/targets/bare-express.ts')],
-        env: { BENCH_BODY: LANDING },
-        logFile: path.join(outDir, 'express.log'),
-        port: await freePort(),
-        readyPath: '/',
-      }),
-    );
-    targets.set(
-      'node',
-      await startProcess({
-        name: 'node',
-        args: [path.join(root, 'bench/targets/bare-node.ts')],
-        env: { BENCH_BODY: LANDING },
-        logFile: path.join(outDir, 'node.log'),
-        port: await freePort(),
-        readyPath: '/',
-      }),
-    );
+    for (const [name, file] of [
+      ['express', 'bare-express.ts'],
+      ['node', 'bare-node.ts'],
+    ] as const) {
+      targets.set(
+        name,
+        await startProcess({
+          name,
+          args: [path.join(root, 'bench/targets', file)],
+          env: { BENCH_BODY: LANDING },
+          logFile: path.join(outDir, `${name}.log`),
+          port: await freePort(),
+          readyPath: '/',
+        }),
+      );
+    }
 
     // Warm-up: JIT and connection pools, not measured.
     for (const scenario of scenarios) await measure(scenario, targets, Math.min(3, seconds), useWrk);

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import { coreErrors } from '../errors/core-errors.ts';
 import type { GateConfig } from './config.ts';
 import type { FailureAudit } from './failure-audit.ts';
-import type { GateMetrics } from './gate-metrics.ts';
+import type { GateLayer, GateMetrics } from './gate-metrics.ts';
 import { prepareSecrets, SIGNATURE_HEADER, verifySignature } from './hmac.ts';
 import type { SessionResult, SessionVerifier } from './session-verifier.ts';
 import '../http/request-state.ts';
@@ -47,17 +47,28 @@ export function createGate(deps: GateDeps): {
   const internalKeys = prepareSecrets(config.internalSecrets);
   const unauthenticated = () => coreErrors.create('api.auth.unauthenticated');
 
-  const fail = (req: Request, kind: 'api.auth.hmac_failed' | 'api.auth.session_failed', reason: string) => {
-    if (mode === 'disabled') return;
+  const LAYER_KIND = { hmac: 'api.auth.hmac_failed', session: 'api.auth.session_failed' } as const;
+
+  /**
+   * A failed layer, in the mode's way: audited (collapsed) and counted; in warn the request goes on as
+   * `would_deny`, in enforce it ends with 401 and nothing says which layer or why.
+   */
+  const failed = (req: Request, layer: GateLayer, reason: string, next: NextFunction): void => {
     deps.failures.record({
-      kind,
-      mode,
+      kind: LAYER_KIND[layer],
+      mode: mode as 'warn' | 'enforce',
       reason,
       method: req.method,
       route: req.gatehouse.route?.pattern ?? 'unmatched',
       requestId: req.gatehouse.id,
       ip: req.ip ?? null,
     });
+    if (mode === 'warn') {
+      metrics.decision(layer, 'would_deny');
+      return next();
+    }
+    metrics.decision(layer, 'fail');
+    return next(unauthenticated());
   };
 
   const layer1: RequestHandler = (req, _res, next) => {
@@ -77,14 +88,9 @@ export function createGate(deps: GateDeps): {
       metrics.decision('hmac', 'pass');
       return next();
     }
-    fail(req, 'api.auth.hmac_failed', result.reason);
-    if (mode === 'warn') {
-      metrics.decision('hmac', 'would_deny');
-      return next();
-    }
-    metrics.decision('hmac', 'fail');
-    metrics.observe((performance.now() - req.gateStartedAt) / 1000);
-    return next(unauthenticated());
+    // Layer 2 will not run after an enforce refusal, so the gate's time is observed here.
+    if (mode === 'enforce') metrics.observe((performance.now() - req.gateStartedAt) / 1000);
+    return failed(req, 'hmac', result.reason, next);
   };
 
   const layer2: RequestHandler = (req, _res, next) => {
@@ -107,13 +113,7 @@ export function createGate(deps: GateDeps): {
       metrics.decision('session', 'pass');
       return next();
     }
-    fail(req, 'api.auth.session_failed', result.reason);
-    if (mode === 'warn') {
-      metrics.decision('session', 'would_deny');
-      return next();
-    }
-    metrics.decision('session', 'fail');
-    return next(unauthenticated());
+    return failed(req, 'session', result.reason, next);
   };
 
   /**
