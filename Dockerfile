@@ -5,6 +5,9 @@
 # In a container, set DATABASE_URL (or DATABASE_URL_FILE) to a real PostgreSQL 14+. Without it the gateway
 # starts its embedded PostgreSQL, which keeps its data in ./.data inside the container: lost with the container,
 # and one database per replica.
+#
+# APP_ENV=production makes two settings mandatory (boot is refused without them): API_AUTH_MODE
+# (disabled, warn or enforce) and, with the auth plugin enabled, AUTH_MODE (local, oidc or local+oidc).
 
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app

@@ -89,6 +89,7 @@ async function main(): Promise<void> {
     const gatewayEnv = (mode: string): Record<string, string> => ({
       APP_ENV: 'production',
       API_AUTH_MODE: mode,
+      AUTH_MODE: 'local',
       INTERNAL_API_SECRET: INTERNAL_SECRET,
       AUTH_SECRET,
       GATEWAY_PLUGINS: PLUGINS.join(','),

@@ -113,7 +113,8 @@ describe('npm start (the README command)', () => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // 'close', not 'exit': npm exits first; the gateway holds the pipes until it has stopped Postgres.
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
     try {
       await new Promise<void>((resolve, reject) => {
         const check = () => (LISTENING.test(out) ? resolve() : undefined);
@@ -127,7 +128,7 @@ describe('npm start (the README command)', () => {
       // npm runs the gateway as a child: signal the whole process group.
       process.kill(-(child.pid as number), 'SIGTERM');
       await exited;
-      await rm(dataDir, { recursive: true, force: true });
+      await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 });

@@ -29,7 +29,7 @@ export function loadSettings(env: Env, available: ReadonlyMap<string, GatewayPlu
   const gateEnv = readEnv(gateConfigSchema, env);
   const development = core.ok ? isDevelopment(core.value) : env.APP_ENV === 'development';
   const gate = gateEnv.ok
-    ? checkGateConfig(gateEnv.value, development)
+    ? checkGateConfig(gateEnv.value, development, core.ok ? core.value.APP_BASE_URL : env.APP_BASE_URL)
     : { ok: false as const, problems: [...gateEnv.problems, ...gateRequirementProblems(env, development)] };
   const problems = [
     ...(core.ok ? [] : core.problems),

@@ -24,6 +24,7 @@ export async function startTestGateway(options: {
     env: {
       APP_ENV: 'test',
       API_AUTH_MODE: 'disabled',
+      AUTH_MODE: 'local',
       HOST: '127.0.0.1',
       PORT: '0',
       METRICS_PORT: '0',

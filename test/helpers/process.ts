@@ -10,6 +10,7 @@ export function processEnv(overrides: Record<string, string> = {}): Record<strin
   return {
     APP_ENV: 'test',
     API_AUTH_MODE: 'disabled',
+    AUTH_MODE: 'local',
     HOST: '127.0.0.1',
     PORT: '0',
     METRICS_PORT: '0',

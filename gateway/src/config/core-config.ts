@@ -59,6 +59,8 @@ const databaseUrl = z
  */
 export const coreConfigSchema = z.object({
   APP_ENV: z.string().default('production'),
+  /** Where users reach the web app: cookie names (Secure prefix) and passkey relying-party defaults derive from it. */
+  APP_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   HOST: z.string().default('0.0.0.0'),
   PORT: port(8080),
   METRICS_HOST: z.string().optional(),

@@ -4,7 +4,7 @@ import { checkGateConfig, gateConfigSchema } from './config.ts';
 
 const check = (env: Record<string, string>, development = false) => {
   const parsed = readEnv(gateConfigSchema, env);
-  return parsed.ok ? checkGateConfig(parsed.value, development) : parsed;
+  return parsed.ok ? checkGateConfig(parsed.value, development, env.APP_BASE_URL) : parsed;
 };
 const secrets = { INTERNAL_API_SECRET: 'i'.repeat(32), AUTH_SECRET: 'a' };
 

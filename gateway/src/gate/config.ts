@@ -56,7 +56,6 @@ export const gateConfigSchema = z.object({
     .string()
     .regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, 'must be a cookie name')
     .optional(),
-  APP_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   GATEWAY_UPSTREAMS: upstreams,
   UPSTREAM_TIMEOUT_MS: integer(30_000, 100, 600_000),
   SESSION_CACHE_SIZE: integer(10_000, 0, 1_000_000),
@@ -79,10 +78,7 @@ export interface GateConfig {
  * development (issue 3, "Modes"); warn and enforce need both secrets. The cookie name defaults as
  * Auth.js does: `__Secure-` prefixed when the dashboard is served over https.
  */
-export function checkGateConfig(
-  env: GateEnv,
-  isDevelopment: boolean,
-): { ok: true; value: GateConfig } | { ok: false; problems: string[] } {
+export function checkGateConfig(env: GateEnv, isDevelopment: boolean, appBaseUrl?: string): { ok: true; value: GateConfig } | { ok: false; problems: string[] } {
   const problems: string[] = [];
   const mode = env.API_AUTH_MODE ?? (isDevelopment ? 'disabled' : undefined);
   if (mode === undefined) {
@@ -93,7 +89,7 @@ export function checkGateConfig(
     if (!env.AUTH_SECRET) problems.push(`AUTH_SECRET: required when API_AUTH_MODE is ${mode}`);
   }
   if (problems.length > 0 || mode === undefined) return { ok: false, problems };
-  const secure = env.APP_BASE_URL !== undefined && new URL(env.APP_BASE_URL).protocol === 'https:';
+  const secure = appBaseUrl !== undefined && URL.canParse(appBaseUrl) && new URL(appBaseUrl).protocol === 'https:';
   return {
     ok: true,
     value: {

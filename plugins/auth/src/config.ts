@@ -1,4 +1,60 @@
 import { z } from 'zod';
+import { boolean, list, oneOf, secret } from '../../../gateway/src/config/env-schema.ts';
+import { AUTH_MODES, validateAuthDeployment, type AuthDeploymentInput } from './deployment/validate.ts';
 
-/** The environment variables the auth plugin reads (none yet). */
-export const authConfigSchema = z.object({});
+const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+/**
+ * The auth plugin's deployment settings (000 "Deployment settings"; DECISIONS.md, "Config": names used
+ * exactly). APP_ENV and APP_BASE_URL are shared with the core and read here too. Cross-setting rules are
+ * `validateAuthDeployment`, reported with every other configuration problem.
+ */
+export const authConfigSchema = z
+  .object({
+    APP_ENV: z.string().default('production'),
+    // Its format is the core's to check (reported once); the rules here only read it.
+    APP_BASE_URL: z.string().optional(),
+    AUTH_MODE: oneOf(AUTH_MODES).optional(),
+    OIDC_ENABLED: boolean(false),
+    OIDC_KIND: z.string().default('generic'),
+    OIDC_ISSUER: url.optional(),
+    OIDC_CLIENT_ID: z.string().min(1).optional(),
+    OIDC_CLIENT_SECRET: secret(z.string().min(1).optional()),
+    BOOTSTRAP_ADMIN_EMAIL: z.email({ error: 'must be an email address' }).optional(),
+    AUTH_BREAK_GLASS: boolean(true),
+    LDAP_ENABLED: boolean(false),
+    LDAP_MODE: z.string().optional(),
+    WEBAUTHN_RP_ID: z
+      .string()
+      .regex(/^[a-z0-9.-]+$/i, 'must be a hostname')
+      .optional(),
+    WEBAUTHN_ORIGINS: list([]).pipe(
+      z.array(z.url({ protocol: /^https?$/, error: 'each entry must be an origin' })),
+    ),
+  })
+  .superRefine((env, ctx) => {
+    const verdict = validateAuthDeployment(deploymentInput(env));
+    if (verdict.ok) return;
+    for (const problem of verdict.problems)
+      ctx.addIssue({ code: 'custom', path: [problem.variable], message: problem.message });
+  });
+
+export type AuthEnv = z.output<typeof authConfigSchema>;
+
+/** Maps the environment variables to the input of the pure rules. */
+export function deploymentInput(env: AuthEnv): AuthDeploymentInput {
+  return {
+    appEnv: env.APP_ENV,
+    authMode: env.AUTH_MODE,
+    oidcEnabled: env.OIDC_ENABLED,
+    oidcIssuer: env.OIDC_ISSUER,
+    oidcClientId: env.OIDC_CLIENT_ID,
+    ldapEnabled: env.LDAP_ENABLED,
+    ldapMode: env.LDAP_MODE,
+    breakGlass: env.AUTH_BREAK_GLASS,
+    bootstrapAdminEmail: env.BOOTSTRAP_ADMIN_EMAIL,
+    appBaseUrl: env.APP_BASE_URL,
+    webauthnRpId: env.WEBAUTHN_RP_ID,
+    webauthnOrigins: env.WEBAUTHN_ORIGINS,
+  };
+}

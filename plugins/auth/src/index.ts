@@ -1,12 +1,14 @@
 import { definePlugin } from '../../../gateway/src/plugin/types.ts';
-import { authConfigSchema } from './config.ts';
+import { authConfigSchema, deploymentInput } from './config.ts';
+import { validateAuthDeployment } from './deployment/validate.ts';
 import { authErrors } from './error-codes.ts';
 
 /**
- * Sign-in (document 000): local passwords, LDAP, OIDC single sign-on, passkeys, TOTP, break-glass admins, sessions.
+ * Sign-in (document 000): local passwords, LDAP, OIDC single sign-on, passkeys, TOTP, break-glass admins,
+ * sessions. AUTH_MODE selects which sign-in methods load (deployment/validate.ts).
  *
- * Registered with the core so GATEWAY_PLUGINS can name it; its routes, tables and settings arrive with
- * the issue that builds it.
+ * Built so far: the deployment settings and their boot rules. Accounts, password sign-in, sessions, LDAP
+ * and the admin API arrive with issue 4's remaining steps; OIDC, TOTP, passkeys and break-glass later.
  */
 export const authPlugin = definePlugin({
   id: 'auth',
@@ -14,6 +16,21 @@ export const authPlugin = definePlugin({
   config: authConfigSchema,
   errors: authErrors,
   register(ctx) {
-    ctx.logger.debug('auth plugin registered (no routes yet)');
+    // The schema already refused a bad deployment at boot; this resolves what the mode turns on.
+    const verdict = validateAuthDeployment(deploymentInput(ctx.config));
+    if (!verdict.ok) throw new Error(verdict.problems.map((p) => `${p.variable}: ${p.message}`).join('; '));
+    const deployment = verdict.value;
+    ctx.logger.info(
+      {
+        authMode: deployment.mode,
+        fallback: deployment.fallback,
+        passwordLogin: deployment.password,
+        registration: deployment.registration,
+        ldap: deployment.ldap,
+        oidc: deployment.oidc,
+        passkeys: deployment.webauthn !== null,
+      },
+      'auth deployment',
+    );
   },
 });

@@ -1,0 +1,151 @@
+/**
+ * The deployment rules of document 000 ("Deployment settings", "States and transitions", "Errors") as one
+ * pure function: the auth plugin runs it at boot, and the operator runs the same function on an
+ * AuthConfig before rolling anything out. No I/O, no environment access: values in, verdict out.
+ */
+export const AUTH_MODES = ['local', 'oidc', 'local+oidc'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+/** The settings as given (after type parsing); every field optional where the document allows it. */
+export interface AuthDeploymentInput {
+  appEnv: string;
+  authMode?: AuthMode | undefined;
+  /** Deprecated, superseded by AUTH_MODE (000 "Deployment settings"). */
+  oidcEnabled?: boolean | undefined;
+  oidcIssuer?: string | undefined;
+  oidcClientId?: string | undefined;
+  ldapEnabled: boolean;
+  ldapMode?: string | undefined;
+  breakGlass: boolean;
+  bootstrapAdminEmail?: string | undefined;
+  appBaseUrl?: string | undefined;
+  webauthnRpId?: string | undefined;
+  webauthnOrigins?: readonly string[] | undefined;
+}
+
+/** Who may use the password endpoints (000 "States and transitions", the mode table; Authentication 4-5). */
+export type PasswordAccess = 'everyone' | 'break-glass-admins' | 'nobody';
+
+/** What the mode turns on: the sign-in methods AUTH_MODE selects. */
+export interface AuthDeployment {
+  mode: AuthMode;
+  /** True when AUTH_MODE was unset in development and the fallback of 000 applied. */
+  fallback: boolean;
+  password: PasswordAccess;
+  /** Self-registration follows the admin toggle, or is off regardless of it (oidc). */
+  registration: 'per-admin-toggle' | 'off';
+  ldap: boolean;
+  oidc: boolean;
+  breakGlass: boolean;
+  bootstrapAdminEmail: string | null;
+  /** Passkey relying party, when it resolves (000 Authentication 6); null disables passkeys. */
+  webauthn: { rpId: string; origins: string[] } | null;
+}
+
+export interface DeploymentProblem {
+  /** The setting at fault, as the environment (and the AuthConfig) names it. */
+  variable: string;
+  message: string;
+}
+
+export type DeploymentVerdict =
+  { ok: true; value: AuthDeployment } | { ok: false; problems: DeploymentProblem[] };
+
+export function validateAuthDeployment(input: AuthDeploymentInput): DeploymentVerdict {
+  const problems: DeploymentProblem[] = [];
+  const development = input.appEnv === 'development';
+
+  // 000: AUTH_MODE is required when APP_ENV is not development; in development, unset behaves as local,
+  // plus SSO when OIDC_ENABLED=true.
+  let mode = input.authMode;
+  const fallback = mode === undefined && development;
+  if (mode === undefined) {
+    if (development) mode = input.oidcEnabled === true ? 'local+oidc' : 'local';
+    else
+      problems.push({
+        variable: 'AUTH_MODE',
+        message: 'required outside development (local, oidc or local+oidc)',
+      });
+  }
+  // 000 "Errors": AUTH_MODE=local together with OIDC_ENABLED=true is a boot error.
+  if (input.authMode === 'local' && input.oidcEnabled === true) {
+    problems.push({
+      variable: 'OIDC_ENABLED',
+      message: 'is true but AUTH_MODE=local: set AUTH_MODE=local+oidc, or drop the deprecated OIDC_ENABLED',
+    });
+  }
+  // 000 "Errors": LDAP_ENABLED=true with AUTH_MODE=oidc is a boot error.
+  if (input.ldapEnabled && mode === 'oidc') {
+    problems.push({
+      variable: 'LDAP_ENABLED',
+      message: 'cannot be true with AUTH_MODE=oidc (directory passwords are password logins)',
+    });
+  }
+  const oidc = mode === 'oidc' || mode === 'local+oidc';
+  // 000 "Deployment settings": the issuer serves discovery and there is one client id; without them
+  // single sign-on cannot start (000 Flow rule 3).
+  if (oidc && !input.oidcIssuer)
+    problems.push({ variable: 'OIDC_ISSUER', message: `required when AUTH_MODE is ${mode}` });
+  if (oidc && !input.oidcClientId)
+    problems.push({ variable: 'OIDC_CLIENT_ID', message: `required when AUTH_MODE is ${mode}` });
+
+  const webauthn = relyingParty(input, problems);
+  if (problems.length > 0 || mode === undefined) return { ok: false, problems };
+
+  return {
+    ok: true,
+    value: {
+      mode,
+      fallback,
+      // 000 mode table: password endpoints enabled in local and local+oidc; in oidc only for break-glass
+      // admins, and for nobody when AUTH_BREAK_GLASS=false (Authentication 5).
+      password: mode === 'oidc' ? (input.breakGlass ? 'break-glass-admins' : 'nobody') : 'everyone',
+      registration: mode === 'oidc' ? 'off' : 'per-admin-toggle',
+      ldap: input.ldapEnabled && mode !== 'oidc',
+      oidc,
+      breakGlass: input.breakGlass,
+      bootstrapAdminEmail: input.bootstrapAdminEmail?.toLowerCase() ?? null,
+      webauthn,
+    },
+  };
+}
+
+/**
+ * 000 "Deployment settings": WEBAUTHN_RP_ID defaults to APP_BASE_URL's hostname, WEBAUTHN_ORIGINS to
+ * APP_BASE_URL; Authentication 6: the RP id must be the registrable domain of every serving origin, and
+ * production needs HTTPS (localhost allowed). Passkeys are on when this resolves.
+ */
+function relyingParty(input: AuthDeploymentInput, problems: DeploymentProblem[]): AuthDeployment['webauthn'] {
+  const base = input.appBaseUrl && URL.canParse(input.appBaseUrl) ? new URL(input.appBaseUrl) : undefined;
+  const rpId = (input.webauthnRpId ?? base?.hostname)?.toLowerCase();
+  const origins =
+    input.webauthnOrigins && input.webauthnOrigins.length > 0
+      ? [...input.webauthnOrigins]
+      : base
+        ? [base.origin]
+        : [];
+  if (rpId === undefined || origins.length === 0) return null;
+  const found: DeploymentProblem[] = [];
+  for (const origin of origins) {
+    if (!URL.canParse(origin)) continue;
+    const url = new URL(origin);
+    const host = url.hostname.toLowerCase();
+    if (host !== rpId && !host.endsWith(`.${rpId}`)) {
+      found.push({
+        variable: 'WEBAUTHN_RP_ID',
+        message: `"${rpId}" is not the domain of the origin ${origin}`,
+      });
+    }
+    if (url.protocol !== 'https:' && host !== 'localhost' && input.appEnv !== 'development') {
+      found.push({
+        variable: 'WEBAUTHN_ORIGINS',
+        message: `${origin} is not https (passkeys need HTTPS outside localhost)`,
+      });
+    }
+  }
+  if (found.length === 0) return { rpId, origins };
+  // Set explicitly, a relying party that cannot work is a mistake to refuse; derived from an
+  // http APP_BASE_URL, it just means passkeys stay off.
+  if (input.webauthnRpId !== undefined || (input.webauthnOrigins?.length ?? 0) > 0) problems.push(...found);
+  return null;
+}

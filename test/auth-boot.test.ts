@@ -1,0 +1,91 @@
+/** The auth plugin's boot matrix (issue 4, "Acceptance": each boot rule spawns the real process). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { processEnv, spawnGateway } from './helpers/process.ts';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const OIDC = { OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'gatehouse' };
+
+async function refused(env: Record<string, string>): Promise<string> {
+  const child = spawnGateway({
+    args: ['serve'],
+    env: processEnv({ DATABASE_URL: db.url, GATEWAY_PLUGINS: 'auth', ...env }),
+  });
+  expect(await child.exited).toBe(1);
+  expect(child.stderr()).toContain('Gatehouse cannot start');
+  return child.stderr();
+}
+
+async function booted(env: Record<string, string>): Promise<Record<string, unknown>> {
+  const child = spawnGateway({
+    args: ['serve'],
+    env: processEnv({ DATABASE_URL: db.url, GATEWAY_PLUGINS: 'auth', ...env }),
+  });
+  await child.waitForOutput(/"msg":"gateway listening"/);
+  child.child.kill('SIGTERM');
+  expect(await child.exited).toBe(0);
+  const line = child
+    .stdout()
+    .split('\n')
+    .find((l) => l.includes('"msg":"auth deployment"'));
+  return JSON.parse(line ?? '{}') as Record<string, unknown>;
+}
+
+describe('auth deployment rules at boot', () => {
+  it('AUTH_MODE missing outside development refuses boot', async () => {
+    expect(await refused({ AUTH_MODE: '' })).toContain(
+      'plugin auth: AUTH_MODE: required outside development (local, oidc or local+oidc)',
+    );
+  });
+
+  it('AUTH_MODE=local with OIDC_ENABLED=true is a boot error', async () => {
+    expect(await refused({ AUTH_MODE: 'local', OIDC_ENABLED: 'true' })).toContain(
+      'plugin auth: OIDC_ENABLED: is true but AUTH_MODE=local',
+    );
+  });
+
+  it('LDAP_ENABLED=true with AUTH_MODE=oidc is a boot error', async () => {
+    expect(await refused({ AUTH_MODE: 'oidc', LDAP_ENABLED: 'true', ...OIDC })).toContain(
+      'plugin auth: LDAP_ENABLED: cannot be true with AUTH_MODE=oidc',
+    );
+  });
+
+  it('an invalid AUTH_MODE is named with the allowed values', async () => {
+    expect(await refused({ AUTH_MODE: 'sso' })).toContain(
+      'plugin auth: AUTH_MODE: must be one of: local, oidc, local+oidc (got "sso")',
+    );
+  });
+
+  it('development with AUTH_MODE unset behaves as local', async () => {
+    expect(await booted({ APP_ENV: 'development', AUTH_MODE: '' })).toMatchObject({
+      authMode: 'local',
+      fallback: true,
+      oidc: false,
+    });
+  });
+
+  it('development with AUTH_MODE unset and OIDC_ENABLED=true adds single sign-on', async () => {
+    expect(
+      await booted({ APP_ENV: 'development', AUTH_MODE: '', OIDC_ENABLED: 'true', ...OIDC }),
+    ).toMatchObject({
+      authMode: 'local+oidc',
+      oidc: true,
+    });
+  });
+
+  it('oidc mode turns password sign-in down to break-glass admins and registration off', async () => {
+    expect(await booted({ AUTH_MODE: 'oidc', ...OIDC })).toMatchObject({
+      authMode: 'oidc',
+      passwordLogin: 'break-glass-admins',
+      registration: 'off',
+      ldap: false,
+    });
+  });
+});
