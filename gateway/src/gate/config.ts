@@ -78,7 +78,11 @@ export interface GateConfig {
  * development (issue 3, "Modes"); warn and enforce need both secrets. The cookie name defaults as
  * Auth.js does: `__Secure-` prefixed when the dashboard is served over https.
  */
-export function checkGateConfig(env: GateEnv, isDevelopment: boolean, appBaseUrl?: string): { ok: true; value: GateConfig } | { ok: false; problems: string[] } {
+export function checkGateConfig(
+  env: GateEnv,
+  isDevelopment: boolean,
+  appBaseUrl?: string,
+): { ok: true; value: GateConfig } | { ok: false; problems: string[] } {
   const problems: string[] = [];
   const mode = env.API_AUTH_MODE ?? (isDevelopment ? 'disabled' : undefined);
   if (mode === undefined) {
@@ -89,7 +93,8 @@ export function checkGateConfig(env: GateEnv, isDevelopment: boolean, appBaseUrl
     if (!env.AUTH_SECRET) problems.push(`AUTH_SECRET: required when API_AUTH_MODE is ${mode}`);
   }
   if (problems.length > 0 || mode === undefined) return { ok: false, problems };
-  const secure = appBaseUrl !== undefined && URL.canParse(appBaseUrl) && new URL(appBaseUrl).protocol === 'https:';
+  const secure =
+    appBaseUrl !== undefined && URL.canParse(appBaseUrl) && new URL(appBaseUrl).protocol === 'https:';
   return {
     ok: true,
     value: {
