@@ -2,7 +2,13 @@
 import { parseArgs } from 'node:util';
 import packageJson from '../../package.json' with { type: 'json' };
 import { BootError } from './boot-error.ts';
-import { runMigrations, startGateway, type GatewayOptions } from './gateway.ts';
+import {
+  pluginCommands,
+  runMigrations,
+  runPluginCommand,
+  startGateway,
+  type GatewayOptions,
+} from './gateway.ts';
 
 const USAGE = `Usage: gatehouse <command>
 
@@ -23,6 +29,10 @@ With DATABASE_URL unset, an embedded PostgreSQL keeps its data under DATA_DIR (d
  * production passes none.
  */
 export async function main(argv: readonly string[], options: GatewayOptions = {}): Promise<number> {
+  const contributed = pluginCommands(options).find(({ command }) =>
+    command.name.every((word, i) => argv[i] === word),
+  );
+  if (contributed) return runContributed(contributed, argv.slice(contributed.command.name.length), options);
   let parsed;
   try {
     parsed = parseArgs({
@@ -31,11 +41,11 @@ export async function main(argv: readonly string[], options: GatewayOptions = {}
       options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
     });
   } catch (err) {
-    process.stderr.write(`gatehouse: ${(err as Error).message}\n\n${USAGE}`);
+    process.stderr.write(`gatehouse: ${(err as Error).message}\n\n${usage(options)}`);
     return 64;
   }
   if (parsed.values.help) {
-    process.stdout.write(USAGE);
+    process.stdout.write(usage(options));
     return 0;
   }
   if (parsed.values.version) {
@@ -44,7 +54,7 @@ export async function main(argv: readonly string[], options: GatewayOptions = {}
   }
   const [command = 'serve', ...rest] = parsed.positionals;
   if (rest.length > 0 || (command !== 'serve' && command !== 'migrate')) {
-    process.stderr.write(`gatehouse: unknown command "${parsed.positionals.join(' ')}"\n\n${USAGE}`);
+    process.stderr.write(`gatehouse: unknown command "${parsed.positionals.join(' ')}"\n\n${usage(options)}`);
     return 64;
   }
 
@@ -68,6 +78,49 @@ export async function main(argv: readonly string[], options: GatewayOptions = {}
       return 1;
     }
     process.stderr.write(`gatehouse: ${(err as Error).stack ?? String(err)}\n`);
+    return 1;
+  }
+}
+
+/** The usage text, with the commands plugins contribute. */
+function usage(options: GatewayOptions): string {
+  const extra = pluginCommands(options)
+    .map(({ command }) => `  ${`${command.name.join(' ')} ${command.usage}`.padEnd(34)} ${command.summary}\n`)
+    .join('');
+  return extra ? USAGE.replace('\nOptions:', `${extra}\nOptions:`) : USAGE;
+}
+
+/** Runs a plugin's subcommand with its own options; the same boot refusals as `serve`. */
+async function runContributed(
+  { plugin, command }: ReturnType<typeof pluginCommands>[number],
+  args: readonly string[],
+  options: GatewayOptions,
+): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: command.options,
+      allowPositionals: false,
+      strict: true,
+    }));
+  } catch (err) {
+    process.stderr.write(
+      `gatehouse ${command.name.join(' ')}: ${(err as Error).message}\nUsage: gatehouse ${command.name.join(' ')} ${command.usage}\n`,
+    );
+    return 64;
+  }
+  try {
+    return await runPluginCommand(
+      options,
+      plugin,
+      command,
+      values as Record<string, string | boolean | undefined>,
+    );
+  } catch (err) {
+    process.stderr.write(
+      err instanceof BootError ? `${err.message}\n` : `gatehouse: ${(err as Error).stack ?? String(err)}\n`,
+    );
     return 1;
   }
 }

@@ -26,6 +26,7 @@ import { createMetricsRegistry } from './http/registry.ts';
 import { registerUpstreams } from './http/upstreams.ts';
 import { createLoggers, type Logger } from './logger.ts';
 import { RouteConflictError, RouteTable } from './plugin/route-table.ts';
+import type { PluginCommand } from './plugin/command.ts';
 import type { GatewayPlugin, ReadyInfo } from './plugin/types.ts';
 import { loadSettings } from './settings.ts';
 
@@ -183,4 +184,55 @@ export async function runMigrations(options: GatewayOptions = {}): Promise<Migra
 
 function pluginMap(available: readonly GatewayPlugin[] = BUILTIN_PLUGINS): Map<string, GatewayPlugin> {
   return new Map(available.map((plugin) => [plugin.id, plugin]));
+}
+
+/**
+ * A plugin's `gatehouse` subcommand (e.g. `admin create`): the same settings and migrations as `serve`,
+ * then the command with a database, the audit writer and the process's stdio.
+ */
+export async function runPluginCommand(
+  options: GatewayOptions,
+  plugin: GatewayPlugin,
+  command: PluginCommand,
+  values: Readonly<Record<string, string | boolean | undefined>>,
+): Promise<number> {
+  const settings = loadSettings(options.env ?? process.env, pluginMap(options.available));
+  const resolved = settings.plugins.find((entry) => entry.plugin.id === plugin.id);
+  if (!resolved)
+    throw new BootError([
+      `GATEWAY_PLUGINS: "${command.name.join(' ')}" needs the ${plugin.id} plugin, which is not enabled`,
+    ]);
+  const { logger } = createLoggers({ level: settings.core.LOG_LEVEL, destination: options.logDestination });
+  const clock = options.clock ?? systemClock;
+  const { db, embedded } = await openDatabase(settings.core, logger);
+  try {
+    await runMigrationsOrRefuse(db, migrationSources(settings.plugins), logger);
+    const audit = createAuditWriter({ db, clock, logger });
+    const code = await command.run(
+      {
+        config: resolved.config,
+        core: settings.core,
+        db,
+        audit,
+        logger: logger.child({ plugin: plugin.id, command: command.name.join(' ') }),
+        clock,
+        io: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+      },
+      values,
+    );
+    await audit.flush();
+    return code;
+  } finally {
+    await db.pool.end();
+    await embedded?.stop();
+  }
+}
+
+/** The plugin commands the CLI offers, with their plugin. */
+export function pluginCommands(
+  options: GatewayOptions = {},
+): Array<{ plugin: GatewayPlugin; command: PluginCommand }> {
+  return [...pluginMap(options.available).values()].flatMap((plugin) =>
+    (plugin.commands ?? []).map((command) => ({ plugin, command: command })),
+  );
 }

@@ -10,6 +10,7 @@ import type { EnvSchema } from '../config/read-env.ts';
 import type { Database } from '../db/database.ts';
 import type { SessionCheck, SessionVerifier } from '../gate/session-verifier.ts';
 import type { ErrorCatalogue } from '../errors/catalogue.ts';
+import type { PluginCommand } from './command.ts';
 import type { RouteRegistrar } from './route-table.ts';
 
 /**
@@ -27,6 +28,8 @@ export interface GatewayPlugin<S extends EnvSchema = EnvSchema> {
   readonly migrations?: string;
   /** Every error code the plugin may answer with; each code starts with `<id>.`. */
   readonly errors: ErrorCatalogue;
+  /** `gatehouse` subcommands the plugin contributes (e.g. `admin create`). */
+  readonly commands?: ReadonlyArray<PluginCommand<z.output<S>>>;
   register(ctx: PluginContext<z.output<S>>): void | Promise<void>;
 }
 

@@ -1,4 +1,6 @@
+import { migrationsDir } from '../../../gateway/src/plugin/migrations-dir.ts';
 import { definePlugin } from '../../../gateway/src/plugin/types.ts';
+import { createAdminCommand } from './cli/create-admin.ts';
 import { authConfigSchema, deploymentInput } from './config.ts';
 import { validateAuthDeployment } from './deployment/validate.ts';
 import { authErrors } from './error-codes.ts';
@@ -7,14 +9,17 @@ import { authErrors } from './error-codes.ts';
  * Sign-in (document 000): local passwords, LDAP, OIDC single sign-on, passkeys, TOTP, break-glass admins,
  * sessions. AUTH_MODE selects which sign-in methods load (deployment/validate.ts).
  *
- * Built so far: the deployment settings and their boot rules. Accounts, password sign-in, sessions, LDAP
- * and the admin API arrive with issue 4's remaining steps; OIDC, TOTP, passkeys and break-glass later.
+ * Built so far: the deployment settings and their boot rules, the account tables, argon2id hashing and
+ * `gatehouse admin create`. Password sign-in, sessions, LDAP and the admin API arrive with issue 4's
+ * remaining steps; OIDC, TOTP, passkeys and break-glass later.
  */
 export const authPlugin = definePlugin({
   id: 'auth',
   dependsOn: [],
   config: authConfigSchema,
+  migrations: migrationsDir('auth'),
   errors: authErrors,
+  commands: [createAdminCommand],
   register(ctx) {
     // The schema already refused a bad deployment at boot; this resolves what the mode turns on.
     const verdict = validateAuthDeployment(deploymentInput(ctx.config));

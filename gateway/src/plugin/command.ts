@@ -1,0 +1,38 @@
+import type { ParseArgsOptionsConfig } from 'node:util';
+import type { AuditWriter } from '../audit/audit-writer.ts';
+import type { Clock } from '../clock.ts';
+import type { CoreConfig } from '../config/core-config.ts';
+import type { Database } from '../db/database.ts';
+import type { Logger } from '../logger.ts';
+
+/**
+ * A `gatehouse` subcommand a plugin contributes (DECISIONS.md, "Whole product": the admin commands that
+ * issues name), e.g. `gatehouse admin create`. The core parses the arguments, loads the same settings
+ * as `serve`, opens the database and applies migrations before `run`.
+ */
+export interface PluginCommand<C = unknown> {
+  /** The words after `gatehouse`, e.g. ['admin', 'create']. */
+  readonly name: readonly string[];
+  readonly summary: string;
+  /** Option syntax for the help text, e.g. '--email <address>'. */
+  readonly usage: string;
+  readonly options: ParseArgsOptionsConfig;
+  run(
+    ctx: CommandContext<C>,
+    values: Readonly<Record<string, string | boolean | undefined>>,
+  ): Promise<number>;
+}
+
+export interface CommandContext<C> {
+  readonly config: Readonly<C>;
+  readonly core: Readonly<CoreConfig>;
+  readonly db: Database;
+  readonly audit: AuditWriter;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly io: {
+    readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+    readonly stdout: NodeJS.WritableStream;
+    readonly stderr: NodeJS.WritableStream;
+  };
+}

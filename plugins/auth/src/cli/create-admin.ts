@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import type { PluginCommand } from '../../../../gateway/src/plugin/command.ts';
+import type { AuthEnv } from '../config.ts';
+import { createPasswordHasher } from '../service/password-hasher.ts';
+import { userStore } from '../store/user-store.ts';
+import { readPassword } from './read-password.ts';
+
+/** 000 "Limits": at most 256 characters, counted in code points after NFKC normalisation. */
+const MAX_PASSWORD_LENGTH = 256;
+
+/**
+ * `gatehouse admin create --email <address>` (issue 4, point 9): the first local administrator, holding
+ * the wildcard admin role. The password comes from stdin (or a no-echo prompt), never from an argument,
+ * where it would show in the process list and shell history.
+ */
+export const createAdminCommand: PluginCommand<AuthEnv> = {
+  name: ['admin', 'create'],
+  summary: 'Create a local administrator with the wildcard admin role; the password is read from stdin',
+  usage: '--email <address>',
+  options: { email: { type: 'string' } },
+  async run(ctx, values) {
+    const email = z.email().safeParse(values.email);
+    if (!email.success) {
+      ctx.io.stderr.write(
+        'gatehouse admin create: --email <address> is required and must be an email address\n',
+      );
+      return 64;
+    }
+    const raw = await readPassword(ctx.io);
+    if (raw === null) {
+      ctx.io.stderr.write('gatehouse admin create: the two passwords differ\n');
+      return 1;
+    }
+    const password = raw.normalize('NFKC');
+    const length = [...password].length;
+    const minimum = await userStore.passwordMinLength(ctx.db.pool);
+    if (length < minimum || length > MAX_PASSWORD_LENGTH) {
+      ctx.io.stderr.write(
+        `gatehouse admin create: the password must have ${minimum} to ${MAX_PASSWORD_LENGTH} characters\n`,
+      );
+      return 1;
+    }
+    const hasher = await createPasswordHasher({ maxConcurrent: 1, maxWaitMs: 60_000 });
+    const hash = await hasher.hash(password);
+    const created = await ctx.db.transaction(async (tx) => {
+      const user = await userStore.insertLocal(tx, email.data, hash);
+      if (user) await userStore.grantRole(tx, user.id, '*', 'cli');
+      return user;
+    });
+    if (!created) {
+      ctx.io.stderr.write(`gatehouse admin create: an account with the email ${email.data} already exists\n`);
+      return 1;
+    }
+    await ctx.audit.write({
+      kind: 'auth.register',
+      actor: 'cli',
+      payload: { userId: created.id, provider: 'local', via: 'cli' },
+    });
+    await ctx.audit.write({
+      kind: 'auth.role.granted',
+      actor: 'cli',
+      payload: { userId: created.id, role: '*' },
+    });
+    ctx.io.stdout.write(`created administrator ${email.data} (${created.id})\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,101 @@
+/** `gatehouse admin create` through the real CLI, and the account store's concurrency guarantee. */
+import argon2 from 'argon2';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userStore } from '../plugins/auth/src/store/user-store.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { processEnv, spawnGateway } from './helpers/process.ts';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+async function adminCreate(args: string[], stdin: string) {
+  const child = spawnGateway({
+    args: ['admin', 'create', ...args],
+    env: processEnv({ DATABASE_URL: db.url, LOG_LEVEL: 'warn' }),
+  });
+  child.child.stdin.end(stdin);
+  const code = await child.exited;
+  return { code, stdout: child.stdout(), stderr: child.stderr() };
+}
+
+describe('gatehouse admin create', () => {
+  it('creates a local account with an argon2id hash and the wildcard admin role, audited without secrets', async () => {
+    const password = 'correct horse battery staple';
+    const { code, stdout } = await adminCreate(['--email', 'Root@Example.com'], `${password}\n`);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^created administrator Root@Example.com \([0-9a-f-]{36}\)$/m);
+    const user = await userStore.findByEmail(db.pool, 'root@example.COM');
+    expect(user).toMatchObject({
+      email: 'Root@Example.com',
+      provider: 'local',
+      directoryManaged: false,
+      roles: ['*'],
+    });
+    expect(user?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    expect(await argon2.verify(user?.passwordHash ?? '', password)).toBe(true);
+    const { rows } = await db.pool.query<{ kind: string; actor: string; payload: string }>(
+      "SELECT kind, actor, payload::text FROM audit_log WHERE kind LIKE 'auth.%' ORDER BY id",
+    );
+    expect(rows.map((row) => [row.kind, row.actor])).toEqual([
+      ['auth.register', 'cli'],
+      ['auth.role.granted', 'cli'],
+    ]);
+    for (const row of rows) {
+      expect(row.payload).not.toContain(password);
+      expect(row.payload).not.toContain('argon2');
+    }
+  });
+
+  it('refuses an email that exists in another case', async () => {
+    const { code, stderr } = await adminCreate(
+      ['--email', 'ROOT@example.com'],
+      'another long password here\n',
+    );
+    expect(code).toBe(1);
+    expect(stderr).toContain('an account with the email ROOT@example.com already exists');
+  });
+
+  it('refuses a password shorter than the configured minimum, counted in code points after NFKC', async () => {
+    // 11 characters; "ﬁ" (U+FB01) becomes "fi" under NFKC, so this is 12 code points once normalised.
+    expect((await adminCreate(['--email', 'a@example.com'], 'short pass!\n')).code).toBe(1);
+    expect((await adminCreate(['--email', 'b@example.com'], 'ﬁ short pass\n')).code).toBe(0);
+  });
+
+  it('needs --email', async () => {
+    const { code, stderr } = await adminCreate([], 'whatever password\n');
+    expect(code).toBe(64);
+    expect(stderr).toContain('--email <address> is required');
+  });
+});
+
+describe('accounts', () => {
+  it('20 parallel creations of one email yield exactly one account', async () => {
+    const hash = await argon2.hash('a long enough password', {
+      type: argon2.argon2id,
+      memoryCost: 19456,
+      timeCost: 2,
+      parallelism: 1,
+    });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        userStore.insertLocal(db.pool, i % 2 ? 'Race@Example.com' : 'race@example.com', hash),
+      ),
+    );
+    expect(results.filter((result) => result !== null)).toHaveLength(1);
+    const { rows } = await db.pool.query(
+      "SELECT count(*)::int AS n FROM auth_users WHERE lower(email) = 'race@example.com'",
+    );
+    expect(rows[0]).toEqual({ n: 1 });
+  });
+
+  it('the database refuses a password minimum below the floor of 8', async () => {
+    await expect(db.pool.query('UPDATE auth_settings SET password_min_length = 7')).rejects.toThrow(
+      /auth_settings_password_min_length_check/,
+    );
+  });
+});
