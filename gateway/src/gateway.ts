@@ -16,6 +16,7 @@ import type { CoreConfig } from './config/core-config.ts';
 import type { Env } from './config/read-env.ts';
 import type { Database } from './db/database.ts';
 import { readMigrations, type MigrationReport } from './db/migrate.ts';
+import { createSessionIssuer } from './gate/session-issuer.ts';
 import { createSessionVerifier } from './gate/session-verifier.ts';
 import { registerCoreRoutes } from './http/core-routes.ts';
 import { expressClasses } from './http/express-classes.ts';
@@ -83,6 +84,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       clock,
       cacheSize: settings.gate.sessionCacheSize,
     });
+    const issuer = await createSessionIssuer({
+      secrets: settings.gate.authSecrets,
+      cookieName: settings.gate.sessionCookie,
+      clock,
+    });
     const hooks = createHookCollector(verifier);
     installGate({ settings, verifier, audit, registry, clock, hooks });
     // Created now, listening later: the core routes report on them, the pipeline is attached once built.
@@ -111,7 +117,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       if (err instanceof RouteConflictError) throw new BootError([`GATEWAY_UPSTREAMS: ${err.message}`]);
       throw err;
     }
-    await registerPlugins(settings, { db, logger, audit, registry, clock, routeTable, hooks, verifier });
+    await registerPlugins(settings, {
+      db,
+      logger,
+      audit,
+      registry,
+      clock,
+      routeTable,
+      hooks,
+      verifier,
+      issuer,
+    });
 
     const handle = buildPipeline(app, {
       routes: routeTable,

@@ -3,6 +3,7 @@ import type { AuditWriter } from '../audit/audit-writer.ts';
 import { BootError } from '../boot-error.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
+import type { SessionIssuer } from '../gate/session-issuer.ts';
 import type { SessionVerifier } from '../gate/session-verifier.ts';
 import type { Logger } from '../logger.ts';
 import { RouteConflictError, type RouteTable } from '../plugin/route-table.ts';
@@ -21,6 +22,7 @@ export async function registerPlugins(
     routeTable: RouteTable;
     hooks: HookCollector;
     verifier: SessionVerifier;
+    issuer: SessionIssuer;
   },
 ): Promise<void> {
   for (const { plugin, config } of settings.plugins) {
@@ -36,7 +38,10 @@ export async function registerPlugins(
         metrics: deps.registry,
         clock: deps.clock,
         hooks: deps.hooks.forPlugin(plugin.id),
-        sessions: deps.verifier,
+        sessions: {
+          verify: (token) => deps.verifier.verify(token),
+          issue: (claims, maxAge) => deps.issuer.issue(claims, maxAge),
+        },
       });
     } catch (err) {
       if (err instanceof RouteConflictError) throw new BootError([err.message]);

@@ -43,7 +43,7 @@ export interface SessionVerifier {
 /** Auth.js decodes with 15 s of clock tolerance; so do we, so a token valid there is valid here. */
 const CLOCK_TOLERANCE_SECONDS = 15;
 const ENCRYPTIONS = { 'A256CBC-HS512': 64, A256GCM: 32 } as const;
-type Encryption = keyof typeof ENCRYPTIONS;
+export type Encryption = keyof typeof ENCRYPTIONS;
 
 const claims = z.object({
   sub: z.string().min(1),
@@ -53,10 +53,34 @@ const claims = z.object({
   sid: z.string().min(1).optional(),
 });
 
-interface DerivedKey {
+export interface DerivedKey {
   enc: Encryption;
   key: Uint8Array;
   kid: string;
+}
+
+/**
+ * The keys Auth.js derives from AUTH_SECRET (HKDF-SHA256, salt = cookie name), one per secret and content
+ * encryption, each with the `kid` Auth.js puts in the header (its JWK thumbprint). Derived once at boot.
+ */
+export async function deriveSessionKeys(
+  secrets: readonly string[],
+  cookieName: string,
+): Promise<DerivedKey[]> {
+  const keys: DerivedKey[] = [];
+  for (const secret of secrets) {
+    for (const [enc, length] of Object.entries(ENCRYPTIONS) as Array<[Encryption, number]>) {
+      const key = new Uint8Array(
+        hkdfSync('sha256', secret, cookieName, `Auth.js Generated Encryption Key (${cookieName})`, length),
+      );
+      const kid = await calculateJwkThumbprint(
+        { kty: 'oct', k: base64url.encode(key) },
+        `sha${length * 8}` as 'sha256',
+      );
+      keys.push({ enc, key, kid });
+    }
+  }
+  return keys;
 }
 
 interface CacheEntry {
@@ -72,25 +96,7 @@ export async function createSessionVerifier(options: {
   clock: Clock;
   cacheSize: number;
 }): Promise<SessionVerifier> {
-  const keys: DerivedKey[] = [];
-  for (const secret of options.secrets) {
-    for (const [enc, length] of Object.entries(ENCRYPTIONS) as Array<[Encryption, number]>) {
-      const key = new Uint8Array(
-        hkdfSync(
-          'sha256',
-          secret,
-          options.cookieName,
-          `Auth.js Generated Encryption Key (${options.cookieName})`,
-          length,
-        ),
-      );
-      const kid = await calculateJwkThumbprint(
-        { kty: 'oct', k: base64url.encode(key) },
-        `sha${length * 8}` as 'sha256',
-      );
-      keys.push({ enc, key, kid });
-    }
-  }
+  const keys = await deriveSessionKeys(options.secrets, options.cookieName);
   const cache = options.cacheSize > 0 ? new LRUCache<string, CacheEntry>({ max: options.cacheSize }) : null;
   const checks: SessionCheck[] = [];
 

@@ -8,6 +8,7 @@ import type { Clock } from '../clock.ts';
 import type { CoreConfig } from '../config/core-config.ts';
 import type { EnvSchema } from '../config/read-env.ts';
 import type { Database } from '../db/database.ts';
+import type { SessionIssuer } from '../gate/session-issuer.ts';
 import type { SessionCheck, SessionVerifier } from '../gate/session-verifier.ts';
 import type { ErrorCatalogue } from '../errors/catalogue.ts';
 import type { PluginCommand } from './command.ts';
@@ -50,8 +51,11 @@ export interface PluginContext<C> {
   readonly metrics: Registry;
   readonly clock: Clock;
   readonly hooks: PluginHooks;
-  /** The forwarded-session verifier of gate layer 2, for other transports (the socket.io handshake). */
-  readonly sessions: Pick<SessionVerifier, 'verify'>;
+  /**
+   * Session tokens: `verify` is gate layer 2's verifier (for other transports: the socket.io handshake);
+   * `issue` mints the gateway's own Auth.js-format tokens (the auth plugin's session cookie).
+   */
+  readonly sessions: Pick<SessionVerifier, 'verify'> & SessionIssuer;
 }
 
 /**

@@ -4,6 +4,7 @@ import { createAdminCommand } from './cli/create-admin.ts';
 import { authConfigSchema, deploymentInput } from './config.ts';
 import { validateAuthDeployment } from './deployment/validate.ts';
 import { authErrors } from './error-codes.ts';
+import { startRevocationSet } from './service/revocations.ts';
 
 /**
  * Sign-in (document 000): local passwords, LDAP, OIDC single sign-on, passkeys, TOTP, break-glass admins,
@@ -20,11 +21,17 @@ export const authPlugin = definePlugin({
   migrations: migrationsDir('auth'),
   errors: authErrors,
   commands: [createAdminCommand],
-  register(ctx) {
+  async register(ctx) {
     // The schema already refused a bad deployment at boot; this resolves what the mode turns on.
     const verdict = validateAuthDeployment(deploymentInput(ctx.config));
     if (!verdict.ok) throw new Error(verdict.problems.map((p) => `${p.variable}: ${p.message}`).join('; '));
     const deployment = verdict.value;
+
+    // Revoked server-side sessions are refused at the API gate and in the realtime handshake
+    // (DECISIONS.md, "Sessions"), synchronously, from a set every replica keeps current.
+    const revocations = await startRevocationSet({ db: ctx.db, clock: ctx.clock, logger: ctx.logger });
+    ctx.hooks.sessionCheck((identity) => identity.sid === null || !revocations.has(identity.sid));
+    ctx.hooks.onClose(() => revocations.stop());
     ctx.logger.info(
       {
         authMode: deployment.mode,

@@ -1,0 +1,105 @@
+/**
+ * The gateway's own sessions at the API gate (DECISIONS.md, "Sessions"): tokens it mints are Auth.js
+ * tokens, and a revoked session is refused at once by every replica sharing the database.
+ */
+import { decode } from '@auth/core/jwt';
+import argon2 from 'argon2';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../gateway/src/clock.ts';
+import { createSessionIssuer, type SessionIssuer } from '../gateway/src/gate/session-issuer.ts';
+import { sessionStore } from '../plugins/auth/src/store/session-store.ts';
+import { userStore } from '../plugins/auth/src/store/user-store.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { AUTH_SECRET, COOKIE, gateEnv, sign } from './helpers/gate.ts';
+import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+
+const PATH = '/api/v1/gate/identity';
+let db: TestDatabase;
+let replicas: TestGateway[];
+let issuer: SessionIssuer;
+let userId: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const env = { ...gateEnv('enforce'), GATEWAY_PLUGINS: 'auth' };
+  replicas = [
+    await startTestGateway({ databaseUrl: db.url, env }),
+    await startTestGateway({ databaseUrl: db.url, env }),
+  ];
+  issuer = await createSessionIssuer({ secrets: [AUTH_SECRET], cookieName: COOKIE, clock: systemClock });
+  const hash = await argon2.hash('a long enough password', { type: argon2.argon2id });
+  userId = (await userStore.insertLocal(db.pool, 'agent@example.com', hash))?.id ?? '';
+});
+afterAll(async () => {
+  for (const gateway of replicas ?? []) await gateway.close();
+  await db?.drop();
+});
+
+async function sessionToken(): Promise<{ sid: string; token: string }> {
+  const { id } = await sessionStore.create(db.pool, {
+    userId,
+    ttlSeconds: 3600,
+    userAgent: 'test',
+    ip: '127.0.0.1',
+    now: new Date(),
+  });
+  return {
+    sid: id,
+    token: await issuer.issue({ sub: userId, email: 'agent@example.com', roles: ['agent'], sid: id }, 3600),
+  };
+}
+
+const status = async (gateway: TestGateway, token: string) =>
+  (
+    await fetch(`${gateway.url}${PATH}`, {
+      headers: { 'x-internal-signature': sign({ method: 'GET', url: PATH }), 'x-forwarded-session': token },
+    })
+  ).status;
+
+describe('gateway-issued sessions', () => {
+  it('are Auth.js tokens: @auth/core decode() reads them with the same secret and salt', async () => {
+    const { sid, token } = await sessionToken();
+    expect(await decode({ token, secret: AUTH_SECRET, salt: COOKIE })).toMatchObject({
+      sub: userId,
+      email: 'agent@example.com',
+      roles: ['agent'],
+      sid,
+    });
+  });
+
+  it('pass the gate on every replica, and once revoked are refused on all of them at once', async () => {
+    const kept = await sessionToken();
+    const other = await sessionToken();
+    for (const gateway of replicas) {
+      expect(await status(gateway, kept.token)).toBe(200);
+      expect(await status(gateway, other.token)).toBe(200);
+    }
+    // As a password change does: every other session of the user goes; the current one stays.
+    expect(
+      await sessionStore.revokeAllForUser(db.pool, userId, 'password changed', kept.sid),
+    ).toBeGreaterThanOrEqual(1);
+    for (const gateway of replicas) {
+      await expect.poll(() => status(gateway, other.token), { timeout: 2_000, interval: 20 }).toBe(401);
+      expect(await status(gateway, kept.token)).toBe(200);
+    }
+    await replicas[0]?.audit.flush();
+    const { rows } = await db.pool.query(
+      "SELECT payload->>'reason' AS reason FROM audit_log WHERE kind = 'api.auth.session_failed'",
+    );
+    expect(rows.map((row: { reason: string }) => row.reason)).toContain('revoked');
+  });
+
+  it('a replica that starts after the revocation refuses it too', async () => {
+    const { sid, token } = await sessionToken();
+    await sessionStore.revoke(db.pool, sid, 'logout');
+    const late = await startTestGateway({
+      databaseUrl: db.url,
+      env: { ...gateEnv('enforce'), GATEWAY_PLUGINS: 'auth' },
+    });
+    try {
+      expect(await status(late, token)).toBe(401);
+    } finally {
+      await late.close();
+    }
+  });
+});
