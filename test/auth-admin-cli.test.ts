@@ -66,6 +66,15 @@ describe('gatehouse admin create', () => {
     expect((await adminCreate(['--email', 'b@example.com'], 'ﬁ short pass\n')).code).toBe(0);
   });
 
+  it('applies the password policy: a common password and one containing the email name are refused', async () => {
+    const common = await adminCreate(['--email', 'c@example.com'], 'password1234\n');
+    expect(common.code).toBe(1);
+    expect(common.stderr).toContain('(auth.password.common)');
+    const named = await adminCreate(['--email', 'margaret@example.com'], 'i am margaret, admin!\n');
+    expect(named.code).toBe(1);
+    expect(named.stderr).toContain('(auth.password.contains_email)');
+  });
+
   it('needs --email', async () => {
     const { code, stderr } = await adminCreate([], 'whatever password\n');
     expect(code).toBe(64);

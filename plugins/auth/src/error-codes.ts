@@ -3,4 +3,11 @@ import { defineErrors } from '../../../gateway/src/errors/catalogue.ts';
 /** Every error the auth plugin answers with; each code is documented in ../README.md (a test checks). */
 export const authErrors = defineErrors({
   'auth.busy': { status: 503, title: 'Too many sign-ins at once; try again shortly' },
+  'auth.password.too_short': { status: 400, title: 'The password is too short' },
+  'auth.password.too_long': { status: 400, title: 'The password is too long' },
+  'auth.password.common': { status: 400, title: 'The password is one of the most common passwords' },
+  'auth.password.contains_email': {
+    status: 400,
+    title: 'The password contains the name of the email address',
+  },
 });

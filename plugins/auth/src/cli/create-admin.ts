@@ -3,10 +3,8 @@ import type { PluginCommand } from '../../../../gateway/src/plugin/command.ts';
 import type { AuthEnv } from '../config.ts';
 import { createPasswordHasher } from '../service/password-hasher.ts';
 import { userStore } from '../store/user-store.ts';
+import { checkPassword, loadDenylist } from '../policy/password-policy.ts';
 import { readPassword } from './read-password.ts';
-
-/** 000 "Limits": at most 256 characters, counted in code points after NFKC normalisation. */
-const MAX_PASSWORD_LENGTH = 256;
 
 /**
  * `gatehouse admin create --email <address>` (issue 4, point 9): the first local administrator, holding
@@ -31,15 +29,17 @@ export const createAdminCommand: PluginCommand<AuthEnv> = {
       ctx.io.stderr.write('gatehouse admin create: the two passwords differ\n');
       return 1;
     }
-    const password = raw.normalize('NFKC');
-    const length = [...password].length;
-    const minimum = await userStore.passwordMinLength(ctx.db.pool);
-    if (length < minimum || length > MAX_PASSWORD_LENGTH) {
-      ctx.io.stderr.write(
-        `gatehouse admin create: the password must have ${minimum} to ${MAX_PASSWORD_LENGTH} characters\n`,
-      );
+    const policy = checkPassword(
+      { password: raw, email: email.data, minLength: await userStore.passwordMinLength(ctx.db.pool) },
+      loadDenylist(),
+    );
+    if (!policy.ok) {
+      for (const violation of policy.violations) {
+        ctx.io.stderr.write(`gatehouse admin create: password: ${violation.message} (${violation.code})\n`);
+      }
       return 1;
     }
+    const password = policy.password;
     const hasher = await createPasswordHasher({ maxConcurrent: 1, maxWaitMs: 60_000 });
     const hash = await hasher.hash(password);
     const created = await ctx.db.transaction(async (tx) => {
