@@ -41,6 +41,7 @@ export async function registerPlugins(
         sessions: {
           verify: (token) => deps.verifier.verify(token),
           issue: (claims, maxAge) => deps.issuer.issue(claims, maxAge),
+          cookieName: settings.gate.sessionCookie,
         },
       });
     } catch (err) {

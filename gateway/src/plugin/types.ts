@@ -55,7 +55,7 @@ export interface PluginContext<C> {
    * Session tokens: `verify` is gate layer 2's verifier (for other transports: the socket.io handshake);
    * `issue` mints the gateway's own Auth.js-format tokens (the auth plugin's session cookie).
    */
-  readonly sessions: Pick<SessionVerifier, 'verify'> & SessionIssuer;
+  readonly sessions: Pick<SessionVerifier, 'verify'> & SessionIssuer & { readonly cookieName: string };
 }
 
 /**

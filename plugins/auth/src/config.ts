@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boolean, list, oneOf, secret } from '../../../gateway/src/config/env-schema.ts';
+import { boolean, integer, list, oneOf, secret } from '../../../gateway/src/config/env-schema.ts';
 import { AUTH_MODES, validateAuthDeployment, type AuthDeploymentInput } from './deployment/validate.ts';
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
@@ -28,6 +28,12 @@ export const authConfigSchema = z
       .string()
       .regex(/^[a-z0-9.-]+$/i, 'must be a hostname')
       .optional(),
+    /** How long a web session lasts (its cookie and its server-side row). */
+    SESSION_TTL_SECONDS: integer(43_200, 300, 2_592_000),
+    /** Password hashes computed at once (each holds 19 MiB while it runs). */
+    LOGIN_MAX_CONCURRENT_HASHES: integer(4, 1, 64),
+    /** How long a login may wait for a hash slot before 503 auth.busy. */
+    LOGIN_HASH_WAIT_MS: integer(2_000, 0, 60_000),
     WEBAUTHN_ORIGINS: list([]).pipe(
       z.array(z.url({ protocol: /^https?$/, error: 'each entry must be an origin' })),
     ),

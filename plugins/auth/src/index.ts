@@ -4,6 +4,9 @@ import { createAdminCommand } from './cli/create-admin.ts';
 import { authConfigSchema, deploymentInput } from './config.ts';
 import { validateAuthDeployment } from './deployment/validate.ts';
 import { authErrors } from './error-codes.ts';
+import { registerSessionRoutes } from './routes/session-routes.ts';
+import { createLoginService } from './service/login.ts';
+import { createPasswordHasher } from './service/password-hasher.ts';
 import { startRevocationSet } from './service/revocations.ts';
 
 /**
@@ -32,6 +35,12 @@ export const authPlugin = definePlugin({
     const revocations = await startRevocationSet({ db: ctx.db, clock: ctx.clock, logger: ctx.logger });
     ctx.hooks.sessionCheck((identity) => identity.sid === null || !revocations.has(identity.sid));
     ctx.hooks.onClose(() => revocations.stop());
+
+    const hasher = await createPasswordHasher({
+      maxConcurrent: ctx.config.LOGIN_MAX_CONCURRENT_HASHES,
+      maxWaitMs: ctx.config.LOGIN_HASH_WAIT_MS,
+    });
+    registerSessionRoutes(ctx, { login: createLoginService({ db: ctx.db, hasher, deployment }) });
     ctx.logger.info(
       {
         authMode: deployment.mode,

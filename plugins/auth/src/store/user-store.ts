@@ -49,6 +49,13 @@ export const userStore = {
     return rowCount === 1;
   },
 
+  async setPasswordHash(db: Queryable, userId: string, passwordHash: string): Promise<void> {
+    await db.query('UPDATE auth_users SET password_hash = $2, updated_at = now() WHERE id = $1', [
+      userId,
+      passwordHash,
+    ]);
+  },
+
   async passwordMinLength(db: Queryable): Promise<number> {
     const { rows } = await db.query<{ min: number }>('SELECT password_min_length AS min FROM auth_settings');
     return rows[0]?.min ?? 12;

@@ -1,0 +1,37 @@
+import { parse } from 'cookie';
+import type { CookieOptions, Request } from 'express';
+
+/**
+ * The session cookie's flags (DECISIONS.md, "Sessions"): HttpOnly, Secure except on http://localhost,
+ * SameSite=Lax, Path=/. Secure follows APP_BASE_URL; without one, only development runs without it.
+ */
+export function sessionCookieOptions(
+  appBaseUrl: string | undefined,
+  development: boolean,
+  maxAgeSeconds: number,
+): CookieOptions {
+  const base = appBaseUrl && URL.canParse(appBaseUrl) ? new URL(appBaseUrl) : undefined;
+  const insecureAllowed = base ? base.protocol === 'http:' && base.hostname === 'localhost' : development;
+  return {
+    httpOnly: true,
+    secure: !insecureAllowed,
+    sameSite: 'lax',
+    path: '/',
+    maxAge: maxAgeSeconds * 1000,
+  };
+}
+
+export function readSessionCookie(req: Request, name: string): string | undefined {
+  const header = req.headers.cookie;
+  return header ? parse(header)[name] : undefined;
+}
+
+/**
+ * DECISIONS.md, "Sessions": a cookie-authenticated request that changes state must come from the
+ * application's own origin (a forged cross-site form post carries the cookie but not this Origin).
+ */
+export function sameOrigin(req: Request, appBaseUrl: string | undefined): boolean {
+  const origin = req.headers.origin;
+  if (!appBaseUrl || !URL.canParse(appBaseUrl)) return origin === undefined;
+  return origin === new URL(appBaseUrl).origin;
+}

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { isDevelopment } from '../../../../gateway/src/config/core-config.ts';
+import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
+import type { AuthEnv } from '../config.ts';
+import { authErrors } from '../error-codes.ts';
+import { readSessionCookie, sameOrigin, sessionCookieOptions } from '../http/session-cookie.ts';
+import type { createLoginService } from '../service/login.ts';
+import { sessionStore } from '../store/session-store.ts';
+
+const credentials = z.object({
+  email: z.string().trim().min(1).max(320),
+  // Bounded so nobody makes the server hash megabytes; the policy's 256 applies when passwords are set.
+  password: z.string().min(1).max(1024),
+});
+
+/**
+ * Password sign-in and the web session (000 "Endpoints"; DECISIONS.md, "Sessions" and "Paths"). These
+ * routes are exempt from the API gate: browsers call them with the session cookie, not with the
+ * dashboard's HMAC; state-changing ones check Origin instead.
+ */
+export function registerSessionRoutes(
+  ctx: PluginContext<AuthEnv>,
+  deps: { login: ReturnType<typeof createLoginService> },
+): void {
+  const ttl = ctx.config.SESSION_TTL_SECONDS;
+  const cookie = ctx.sessions.cookieName;
+  const cookieOptions = sessionCookieOptions(ctx.core.APP_BASE_URL, isDevelopment(ctx.core), ttl);
+
+  ctx.routes.add({
+    method: 'POST',
+    path: '/auth/login',
+    exempt: true,
+    schema: { body: credentials },
+    handler: async (req, res, { body }) => {
+      const result = await deps.login.login(body.email, body.password);
+      const where = { requestId: req.gatehouse.id, ip: req.ip ?? null };
+      if (!result.ok) {
+        // The reason is for the audit trail only; every failure answers the same (000 Errors).
+        ctx.audit.writeLater({
+          kind: 'auth.login.failure',
+          actor: result.userId,
+          ...where,
+          payload: { method: 'password', reason: result.reason },
+        });
+        throw authErrors.create('auth.invalid_credentials');
+      }
+      const { user } = result;
+      const session = await sessionStore.create(ctx.db.pool, {
+        userId: user.id,
+        ttlSeconds: ttl,
+        userAgent: req.get('user-agent') ?? null,
+        ip: req.ip ?? null,
+        now: ctx.clock.now(),
+      });
+      const token = await ctx.sessions.issue(
+        { sub: user.id, email: user.email, roles: user.roles, sid: session.id },
+        ttl,
+      );
+      ctx.audit.writeLater({
+        kind: 'auth.login.success',
+        actor: user.id,
+        ...where,
+        payload: { method: 'password' },
+      });
+      res.cookie(cookie, token, cookieOptions);
+      res
+        .status(200)
+        .json({ user: { id: user.id, email: user.email, roles: user.roles }, expiresAt: session.expiresAt });
+    },
+  });
+
+  // Who am I: the session of the cookie (or of a forwarded session token).
+  ctx.routes.add({
+    method: 'GET',
+    path: '/api/v1/auth/session',
+    exempt: true,
+    handler: async (req, res) => {
+      const header = req.headers['x-forwarded-session'];
+      const token = readSessionCookie(req, cookie) ?? (typeof header === 'string' ? header : undefined);
+      const result = token ? await ctx.sessions.verify(token) : null;
+      if (!result?.ok) throw authErrors.create('auth.session.missing');
+      res.json({ identity: result.identity });
+    },
+  });
+
+  ctx.routes.add({
+    method: 'POST',
+    path: '/api/v1/auth/logout',
+    exempt: true,
+    handler: async (req, res) => {
+      if (!sameOrigin(req, ctx.core.APP_BASE_URL)) throw authErrors.create('auth.origin.mismatch');
+      const token = readSessionCookie(req, cookie);
+      const result = token ? await ctx.sessions.verify(token) : null;
+      if (!result?.ok || result.identity.sid === null) throw authErrors.create('auth.session.missing');
+      if (await sessionStore.revoke(ctx.db.pool, result.identity.sid, 'logout')) {
+        ctx.audit.writeLater({
+          kind: 'auth.session.revoked',
+          actor: result.identity.sub,
+          requestId: req.gatehouse.id,
+          ip: req.ip ?? null,
+          payload: { reason: 'logout' },
+        });
+      }
+      res.clearCookie(cookie, { ...cookieOptions, maxAge: undefined });
+      res.status(204).end();
+    },
+  });
+}

@@ -1,0 +1,49 @@
+import type { Database } from '../../../../gateway/src/db/database.ts';
+import type { AuthDeployment } from '../deployment/validate.ts';
+import { userStore, type UserRow } from '../store/user-store.ts';
+import type { PasswordHasher } from './password-hasher.ts';
+
+/** Why a login failed; audited, never sent to the client (issue 4, point 10). */
+export type LoginFailure =
+  'unknown_email' | 'wrong_password' | 'no_password' | 'demo_account' | 'disabled' | 'mode';
+
+export type LoginResult =
+  { ok: true; user: UserRow } | { ok: false; reason: LoginFailure; userId: string | null };
+
+/**
+ * Password sign-in with equal effort (000 Authentication 8; DECISIONS.md, "Equal effort"): whatever the
+ * case (unknown email, wrong password, no password, the demo convention, a mode that refuses password
+ * logins), exactly one argon2 verification runs, and the checks that do not need the hash come after it,
+ * so response times do not tell the cases apart. The route answers all of them with one generic error.
+ */
+export function createLoginService(deps: {
+  db: Database;
+  hasher: PasswordHasher;
+  deployment: AuthDeployment;
+}) {
+  return {
+    async login(email: string, password: string): Promise<LoginResult> {
+      const user = await userStore.findByEmail(deps.db.pool, email);
+      const matches = user?.passwordHash
+        ? await deps.hasher.verify(user.passwordHash, password)
+        : await deps.hasher.verifyNothing(password);
+      const userId = user?.id ?? null;
+      if (!user) return { ok: false, reason: 'unknown_email', userId };
+      if (!user.passwordHash) return { ok: false, reason: 'no_password', userId };
+      if (!matches) return { ok: false, reason: 'wrong_password', userId };
+      // 000 "User account": password equal to email is the demo convention, treated as no password.
+      if (password.toLowerCase() === user.email.toLowerCase())
+        return { ok: false, reason: 'demo_account', userId };
+      if (user.disabledAt !== null) return { ok: false, reason: 'disabled', userId };
+      // 000 mode table and Authentication 4-5: in oidc mode only wildcard admins (break-glass) sign in
+      // with a password, and nobody when AUTH_BREAK_GLASS=false.
+      if (deps.deployment.password === 'nobody') return { ok: false, reason: 'mode', userId };
+      if (deps.deployment.password === 'break-glass-admins' && !user.roles.includes('*'))
+        return { ok: false, reason: 'mode', userId };
+      if (deps.hasher.needsRehash(user.passwordHash)) {
+        await userStore.setPasswordHash(deps.db.pool, user.id, await deps.hasher.hash(password));
+      }
+      return { ok: true, user };
+    },
+  };
+}

@@ -1,0 +1,193 @@
+/** Password sign-in and the web session (issue 4, points 3-4), against the real gateway and Postgres. */
+import argon2 from 'argon2';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARGON2_PARAMS } from '../plugins/auth/src/service/password-hasher.ts';
+import { userStore } from '../plugins/auth/src/store/user-store.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { gateEnv, sign } from './helpers/gate.ts';
+import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+
+const APP = 'http://localhost:3000';
+let db: TestDatabase;
+let gateway: TestGateway;
+
+async function seed(email: string, password: string, roles: string[] = []): Promise<string> {
+  const user = await userStore.insertLocal(db.pool, email, await argon2.hash(password, ARGON2_PARAMS));
+  for (const role of roles) await userStore.grantRole(db.pool, user?.id ?? '', role, 'test');
+  return user?.id ?? '';
+}
+
+const login = (gw: TestGateway, email: string, password: string, headers: Record<string, string> = {}) =>
+  fetch(`${gw.url}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ email, password }),
+  });
+
+const cookieOf = (res: Response) =>
+  /^authjs\.session-token=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1] ?? '';
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await seed('ada@example.com', 'violet umbrella 42');
+  await seed('demo@example.com', 'demo@example.com');
+  await seed('root@example.com', 'root password 123', ['*']);
+  gateway = await startTestGateway({
+    databaseUrl: db.url,
+    env: { ...gateEnv('enforce'), GATEWAY_PLUGINS: 'auth', APP_BASE_URL: APP },
+  });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await db?.drop();
+});
+
+describe('POST /auth/login', () => {
+  it('signs in: an Auth.js session cookie (HttpOnly, SameSite=Lax, Path=/; not Secure on http://localhost)', async () => {
+    const res = await login(gateway, 'ADA@example.com', 'violet umbrella 42');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ user: { email: 'ada@example.com', roles: [] } });
+    const setCookie = res.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(
+      /^authjs\.session-token=[^;]+; Max-Age=43200; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Lax$/,
+    );
+    // The cookie's value passes gate layer 2 as a forwarded session, with its server-side sid.
+    const path = '/api/v1/gate/identity';
+    const viaGate = await fetch(`${gateway.url}${path}`, {
+      headers: {
+        'x-internal-signature': sign({ method: 'GET', url: path }),
+        'x-forwarded-session': cookieOf(res),
+      },
+    });
+    expect(viaGate.status).toBe(200);
+    const { identity } = (await viaGate.json()) as { identity: { sid: string; email: string } };
+    expect(identity.email).toBe('ada@example.com');
+    const { rows } = await db.pool.query('SELECT 1 FROM auth_sessions WHERE id = $1 AND revoked_at IS NULL', [
+      identity.sid,
+    ]);
+    expect(rows).toHaveLength(1);
+  });
+
+  it('answers unknown email, wrong password and the demo convention identically; the reason is only audited', async () => {
+    const cases = [
+      ['nobody@example.com', 'violet umbrella 42', 'unknown_email'],
+      ['ada@example.com', 'violet umbrella 43', 'wrong_password'],
+      ['demo@example.com', 'demo@example.com', 'demo_account'],
+    ] as const;
+    const bodies: unknown[] = [];
+    for (const [email, password, reason] of cases) {
+      const res = await login(gateway, email, password, { 'x-request-id': `fail-${reason}` });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('set-cookie')).toBeNull();
+      const { requestId: _id, ...body } = (await res.json()) as Record<string, unknown>;
+      bodies.push(body);
+      await gateway.audit.flush();
+      const { rows } = await db.pool.query(
+        "SELECT payload->>'reason' AS reason FROM audit_log WHERE kind = 'auth.login.failure' AND request_id = $1",
+        [`fail-${reason}`],
+      );
+      expect(rows).toEqual([{ reason }]);
+    }
+    expect(bodies[0]).toMatchObject({ code: 'auth.invalid_credentials', status: 401 });
+    expect(bodies[1]).toEqual(bodies[0]);
+    expect(bodies[2]).toEqual(bodies[0]);
+  });
+
+  it('validates the body', async () => {
+    const res = await fetch(`${gateway.url}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"email":"x"}',
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { code: string }).code).toBe('validation.failed');
+  });
+});
+
+describe('the web session', () => {
+  it('GET /api/v1/auth/session answers for the cookie; logout checks Origin, revokes, clears the cookie', async () => {
+    const token = cookieOf(await login(gateway, 'ada@example.com', 'violet umbrella 42'));
+    const cookie = { cookie: `authjs.session-token=${token}` };
+    const me = await fetch(`${gateway.url}/api/v1/auth/session`, { headers: cookie });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ identity: { email: 'ada@example.com' } });
+
+    const forged = await fetch(`${gateway.url}/api/v1/auth/logout`, {
+      method: 'POST',
+      headers: { ...cookie, origin: 'https://evil.example' },
+    });
+    expect(forged.status).toBe(403);
+    expect(((await forged.json()) as { code: string }).code).toBe('auth.origin.mismatch');
+
+    const out = await fetch(`${gateway.url}/api/v1/auth/logout`, {
+      method: 'POST',
+      headers: { ...cookie, origin: APP },
+    });
+    expect(out.status).toBe(204);
+    expect(out.headers.get('set-cookie')).toMatch(
+      /^authjs\.session-token=; Path=\/; Expires=Thu, 01 Jan 1970/,
+    );
+    await expect
+      .poll(async () => (await fetch(`${gateway.url}/api/v1/auth/session`, { headers: cookie })).status, {
+        timeout: 2_000,
+        interval: 20,
+      })
+      .toBe(401);
+  });
+});
+
+describe('oidc mode', () => {
+  it('only wildcard admins may sign in with a password (break-glass); others get the generic error', async () => {
+    const oidc = await startTestGateway({
+      databaseUrl: db.url,
+      env: {
+        GATEWAY_PLUGINS: 'auth',
+        AUTH_MODE: 'oidc',
+        OIDC_ISSUER: 'https://idp.example.com',
+        OIDC_CLIENT_ID: 'gatehouse',
+        AUTH_SECRET: 'oidc-mode-secret-0123456789',
+      },
+    });
+    try {
+      const agent = await login(oidc, 'ada@example.com', 'violet umbrella 42');
+      expect(agent.status).toBe(401);
+      expect(((await agent.json()) as { code: string }).code).toBe('auth.invalid_credentials');
+      expect((await login(oidc, 'root@example.com', 'root password 123')).status).toBe(200);
+    } finally {
+      await oidc.close();
+    }
+  });
+});
+
+describe('equal effort (issue 4, "Timing")', () => {
+  it('unknown-email and wrong-password logins take the same time: medians of 300 requests each within 5%', async () => {
+    const durations: Record<'unknown' | 'wrong', number[]> = { unknown: [], wrong: [] };
+    const once = async (kind: 'unknown' | 'wrong') => {
+      const started = performance.now();
+      const res = await login(
+        gateway,
+        kind === 'unknown' ? 'ghost@example.com' : 'ada@example.com',
+        'not the password at all',
+      );
+      await res.arrayBuffer();
+      durations[kind].push(performance.now() - started);
+      expect(res.status).toBe(401);
+    };
+    for (let i = 0; i < 10; i++) await once(i % 2 ? 'wrong' : 'unknown'); // warm-up, not counted
+    durations.unknown.length = 0;
+    durations.wrong.length = 0;
+    // Interleaved, so drift in machine load touches both alike.
+    for (let i = 0; i < 300; i++) {
+      await once('unknown');
+      await once('wrong');
+    }
+    const median = (values: number[]) =>
+      [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+    const unknown = median(durations.unknown);
+    const wrong = median(durations.wrong);
+    process.stdout.write(
+      `login medians: unknown email ${unknown.toFixed(2)} ms, wrong password ${wrong.toFixed(2)} ms\n`,
+    );
+    expect(Math.abs(unknown - wrong) / Math.max(unknown, wrong)).toBeLessThan(0.05);
+  }, 120_000);
+});
