@@ -4,6 +4,8 @@ import { createAdminCommand } from './cli/create-admin.ts';
 import { authConfigSchema, deploymentInput } from './config.ts';
 import { validateAuthDeployment } from './deployment/validate.ts';
 import { authErrors } from './error-codes.ts';
+import { loadDenylist } from './policy/password-policy.ts';
+import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerSessionRoutes } from './routes/session-routes.ts';
 import { createLoginService } from './service/login.ts';
 import { createPasswordHasher } from './service/password-hasher.ts';
@@ -41,6 +43,7 @@ export const authPlugin = definePlugin({
       maxWaitMs: ctx.config.LOGIN_HASH_WAIT_MS,
     });
     registerSessionRoutes(ctx, { login: createLoginService({ db: ctx.db, hasher, deployment }) });
+    registerAccountRoutes(ctx, { deployment, hasher, denylist: loadDenylist() });
     ctx.logger.info(
       {
         authMode: deployment.mode,

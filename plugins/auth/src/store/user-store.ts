@@ -56,6 +56,18 @@ export const userStore = {
     ]);
   },
 
+  async registrationEnabled(db: Queryable): Promise<boolean> {
+    const { rows } = await db.query<{ enabled: boolean }>(
+      'SELECT registration_enabled AS enabled FROM auth_settings',
+    );
+    return rows[0]?.enabled ?? false;
+  },
+
+  async findById(db: Queryable, id: string): Promise<UserRow | null> {
+    const { rows } = await db.query<UserRow>(`${SELECT_USER} WHERE u.id = $1 GROUP BY u.id`, [id]);
+    return rows[0] ?? null;
+  },
+
   async passwordMinLength(db: Queryable): Promise<number> {
     const { rows } = await db.query<{ min: number }>('SELECT password_min_length AS min FROM auth_settings');
     return rows[0]?.min ?? 12;

@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import type { Request, Response } from 'express';
+import { isDevelopment } from '../../../../gateway/src/config/core-config.ts';
+import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
+import type { AuthEnv } from '../config.ts';
+import type { AuthDeployment } from '../deployment/validate.ts';
+import { authErrors } from '../error-codes.ts';
+import { readSessionCookie, sameOrigin, sessionCookieOptions } from '../http/session-cookie.ts';
+import { checkPassword, type PolicyViolation } from '../policy/password-policy.ts';
+import type { PasswordHasher } from '../service/password-hasher.ts';
+import { sessionStore } from '../store/session-store.ts';
+import { userStore, type UserRow } from '../store/user-store.ts';
+
+const registration = z.object({
+  email: z.email({ error: 'must be an email address' }).max(320),
+  password: z.string().min(1).max(1024),
+});
+const passwordChange = z.object({
+  currentPassword: z.string().min(1).max(1024),
+  newPassword: z.string().min(1).max(1024),
+});
+
+/** A policy violation as the 400 it is: the first rule's code, every broken rule listed (issue 4, point 5). */
+function policyError(violations: readonly PolicyViolation[]) {
+  const [first, ...rest] = violations;
+  if (!first) throw new Error('policyError needs at least one violation');
+  return authErrors.create(first.code, {
+    detail: [first, ...rest].map((v) => v.message).join('; '),
+    extensions: { violations: violations.map((v) => v.code) },
+  });
+}
+
+/** Self-registration (000 "Endpoints", mode table) and password change (000 Authentication 7). */
+export function registerAccountRoutes(
+  ctx: PluginContext<AuthEnv>,
+  deps: { deployment: AuthDeployment; hasher: PasswordHasher; denylist: ReadonlySet<string> },
+): void {
+  const ttl = ctx.config.SESSION_TTL_SECONDS;
+  const cookie = ctx.sessions.cookieName;
+  const cookieOptions = sessionCookieOptions(ctx.core.APP_BASE_URL, isDevelopment(ctx.core), ttl);
+
+  const startSession = async (req: Request, res: Response, user: Pick<UserRow, 'id' | 'email' | 'roles'>) => {
+    const session = await sessionStore.create(ctx.db.pool, {
+      userId: user.id,
+      ttlSeconds: ttl,
+      userAgent: req.get('user-agent') ?? null,
+      ip: req.ip ?? null,
+      now: ctx.clock.now(),
+    });
+    res.cookie(
+      cookie,
+      await ctx.sessions.issue({ sub: user.id, email: user.email, roles: user.roles, sid: session.id }, ttl),
+      cookieOptions,
+    );
+    return session;
+  };
+
+  ctx.routes.add({
+    method: 'POST',
+    path: '/auth/register',
+    exempt: true,
+    schema: { body: registration },
+    handler: async (req, res, { body }) => {
+      // 000 mode table: off in oidc mode whatever the toggle; otherwise per the admin toggle.
+      if (deps.deployment.registration === 'off' || !(await userStore.registrationEnabled(ctx.db.pool))) {
+        throw authErrors.create('auth.register.disabled');
+      }
+      const policy = checkPassword(
+        {
+          password: body.password,
+          email: body.email,
+          minLength: await userStore.passwordMinLength(ctx.db.pool),
+        },
+        deps.denylist,
+      );
+      if (!policy.ok) throw policyError(policy.violations);
+      const hash = await deps.hasher.hash(policy.password);
+      // The unique index decides between concurrent registrations of one email: exactly one wins.
+      const created = await userStore.insertLocal(ctx.db.pool, body.email, hash);
+      if (!created) throw authErrors.create('auth.register.email_taken');
+      const user = { id: created.id, email: body.email, roles: [] };
+      const session = await startSession(req, res, user);
+      ctx.audit.writeLater({
+        kind: 'auth.register',
+        actor: user.id,
+        requestId: req.gatehouse.id,
+        ip: req.ip ?? null,
+        payload: { provider: 'local', via: 'self' },
+      });
+      res.status(201).json({ user, expiresAt: session.expiresAt });
+    },
+  });
+
+  ctx.routes.add({
+    method: 'POST',
+    path: '/api/v1/auth/password',
+    exempt: true,
+    schema: { body: passwordChange },
+    handler: async (req, res, { body }) => {
+      if (!sameOrigin(req, ctx.core.APP_BASE_URL)) throw authErrors.create('auth.origin.mismatch');
+      const token = readSessionCookie(req, cookie);
+      const verified = token ? await ctx.sessions.verify(token) : null;
+      if (!verified?.ok) throw authErrors.create('auth.session.missing');
+      const user = await userStore.findById(ctx.db.pool, verified.identity.sub);
+      if (!user?.passwordHash || user.disabledAt !== null) throw authErrors.create('auth.session.missing');
+      if (!(await deps.hasher.verify(user.passwordHash, body.currentPassword)))
+        throw authErrors.create('auth.password.current_wrong');
+      const policy = checkPassword(
+        {
+          password: body.newPassword,
+          email: user.email,
+          minLength: await userStore.passwordMinLength(ctx.db.pool),
+        },
+        deps.denylist,
+      );
+      if (!policy.ok) throw policyError(policy.violations);
+      const hash = await deps.hasher.hash(policy.password);
+      // 000 Authentication 7: the current session stays, every other session of the user is revoked.
+      const revoked = await ctx.db.transaction(async (tx) => {
+        await userStore.setPasswordHash(tx, user.id, hash);
+        return sessionStore.revokeAllForUser(tx, user.id, 'password changed', verified.identity.sid);
+      });
+      const where = { requestId: req.gatehouse.id, ip: req.ip ?? null };
+      ctx.audit.writeLater({
+        kind: 'auth.password.changed',
+        actor: user.id,
+        ...where,
+        payload: { revokedSessions: revoked },
+      });
+      if (revoked > 0)
+        ctx.audit.writeLater({
+          kind: 'auth.session.revoked',
+          actor: user.id,
+          ...where,
+          payload: { reason: 'password changed', count: revoked },
+        });
+      res.status(204).end();
+    },
+  });
+}
