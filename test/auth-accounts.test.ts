@@ -153,6 +153,9 @@ describe('POST /api/v1/auth/password', () => {
       "SELECT kind FROM audit_log WHERE kind IN ('auth.password.changed', 'auth.session.revoked') ORDER BY kind",
     );
     // Both written fire-and-forget, so in either order.
-    expect(rows.map((row: { kind: string }) => row.kind)).toEqual(['auth.password.changed', 'auth.session.revoked']);
+    expect(rows.map((row: { kind: string }) => row.kind)).toEqual([
+      'auth.password.changed',
+      'auth.session.revoked',
+    ]);
   });
 });
