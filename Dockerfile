@@ -7,7 +7,8 @@
 # and one database per replica.
 #
 # APP_ENV=production makes two settings mandatory (boot is refused without them): API_AUTH_MODE
-# (disabled, warn or enforce) and, with the auth plugin enabled, AUTH_MODE (local, oidc or local+oidc).
+# (disabled, warn or enforce) and, with the auth plugin enabled, AUTH_MODE (local, oidc or local+oidc) and
+# AUTH_SECRET (or AUTH_SECRET_FILE).
 
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app

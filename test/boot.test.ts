@@ -146,6 +146,7 @@ describe('refuses to boot', () => {
   it('reports a missing secret in the same run as a bad gate variable', async () => {
     const { code, stderr } = await boot({
       API_AUTH_MODE: 'warn',
+      AUTH_SECRET: '',
       INTERNAL_API_SECRET: 'too-short',
       UPSTREAM_TIMEOUT_MS: 'soon',
     });
@@ -156,7 +157,7 @@ describe('refuses to boot', () => {
   });
 
   it('in enforce mode without the secrets', async () => {
-    const { code, stderr } = await boot({ API_AUTH_MODE: 'enforce' });
+    const { code, stderr } = await boot({ API_AUTH_MODE: 'enforce', AUTH_SECRET: '' });
     expect(code).toBe(1);
     expect(stderr).toContain('INTERNAL_API_SECRET: required when API_AUTH_MODE is enforce');
     expect(stderr).toContain('AUTH_SECRET: required when API_AUTH_MODE is enforce');

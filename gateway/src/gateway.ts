@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { DestinationStream } from 'pino';
@@ -12,7 +13,7 @@ import { registerPlugins } from './boot/register-plugins.ts';
 import { shutdown } from './boot/shutdown.ts';
 import { BUILTIN_PLUGINS } from './builtin-plugins.ts';
 import { systemClock, type Clock } from './clock.ts';
-import type { CoreConfig } from './config/core-config.ts';
+import { isDevelopment, type CoreConfig } from './config/core-config.ts';
 import type { Env } from './config/read-env.ts';
 import type { Database } from './db/database.ts';
 import { readMigrations, type MigrationReport } from './db/migrate.ts';
@@ -29,7 +30,7 @@ import { createLoggers, type Logger } from './logger.ts';
 import { RouteConflictError, RouteTable } from './plugin/route-table.ts';
 import type { PluginCommand } from './plugin/command.ts';
 import type { GatewayPlugin, ReadyInfo } from './plugin/types.ts';
-import { loadSettings } from './settings.ts';
+import { loadSettings, type Settings } from './settings.ts';
 
 export interface GatewayOptions {
   /** Defaults to process.env. */
@@ -78,14 +79,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     const registry = createMetricsRegistry({ droppedLogLines: droppedLines });
     const audit = createAuditWriter({ db, clock, logger });
     const routeTable = new RouteTable();
+    const authSecrets = sessionSecrets(settings, logger);
     const verifier = await createSessionVerifier({
-      secrets: settings.gate.authSecrets,
+      secrets: authSecrets,
       cookieName: settings.gate.sessionCookie,
       clock,
       cacheSize: settings.gate.sessionCacheSize,
     });
     const issuer = await createSessionIssuer({
-      secrets: settings.gate.authSecrets,
+      secrets: authSecrets,
       cookieName: settings.gate.sessionCookie,
       clock,
     });
@@ -251,4 +253,17 @@ export function pluginCommands(
   return [...pluginMap(options.available).values()].flatMap((plugin) =>
     (plugin.commands ?? []).map((command) => ({ plugin, command: command })),
   );
+}
+
+/**
+ * AUTH_SECRET, or in development without one a random secret for this process: `npm start` works on a
+ * bare machine, and its sessions simply end with the process. Outside development the auth plugin and the
+ * gate's warn/enforce modes refuse to boot without AUTH_SECRET.
+ */
+function sessionSecrets(settings: Settings, logger: Logger): readonly string[] {
+  if (settings.gate.authSecrets.length > 0 || !isDevelopment(settings.core)) return settings.gate.authSecrets;
+  logger.warn(
+    'AUTH_SECRET is unset: development uses a random per-process secret; sessions end with the process',
+  );
+  return [randomBytes(32).toString('base64url')];
 }

@@ -25,6 +25,11 @@ export async function startTestGateway(options: {
       APP_ENV: 'test',
       API_AUTH_MODE: 'disabled',
       AUTH_MODE: 'local',
+      AUTH_SECRET: 'test-auth-secret-0123456789abcdef',
+      // Suites that fail many logins from one address on purpose; test/auth-throttle.test.ts sets its own.
+      LOGIN_FREE_FAILURES_PER_ACCOUNT: '1000',
+      LOGIN_FREE_FAILURES_PER_IP: '100000',
+      REGISTER_FREE_ATTEMPTS_PER_IP: '100000',
       HOST: '127.0.0.1',
       PORT: '0',
       METRICS_PORT: '0',

@@ -11,6 +11,7 @@ export function processEnv(overrides: Record<string, string> = {}): Record<strin
     APP_ENV: 'test',
     API_AUTH_MODE: 'disabled',
     AUTH_MODE: 'local',
+    AUTH_SECRET: 'test-auth-secret-0123456789abcdef',
     HOST: '127.0.0.1',
     PORT: '0',
     METRICS_PORT: '0',

@@ -20,6 +20,8 @@ export const authConfigSchema = z
     OIDC_ISSUER: url.optional(),
     OIDC_CLIENT_ID: z.string().min(1).optional(),
     OIDC_CLIENT_SECRET: secret(z.string().min(1).optional()),
+    // Shared with the API gate, which derives the session keys from it; read here only to require it.
+    AUTH_SECRET: secret(z.string().min(1).optional()),
     BOOTSTRAP_ADMIN_EMAIL: z.email({ error: 'must be an email address' }).optional(),
     AUTH_BREAK_GLASS: boolean(true),
     LDAP_ENABLED: boolean(false),
@@ -34,6 +36,12 @@ export const authConfigSchema = z
     LOGIN_MAX_CONCURRENT_HASHES: integer(4, 1, 64),
     /** How long a login may wait for a hash slot before 503 auth.busy. */
     LOGIN_HASH_WAIT_MS: integer(2_000, 0, 60_000),
+    /** Brute-force limits: free failures per window, then a delay doubling from 1 s up to the maximum. */
+    LOGIN_FREE_FAILURES_PER_ACCOUNT: integer(5, 1, 1000),
+    LOGIN_FREE_FAILURES_PER_IP: integer(20, 1, 100_000),
+    REGISTER_FREE_ATTEMPTS_PER_IP: integer(10, 1, 100_000),
+    ATTEMPT_WINDOW_SECONDS: integer(3_600, 60, 86_400),
+    ATTEMPT_MAX_DELAY_SECONDS: integer(900, 1, 86_400),
     WEBAUTHN_ORIGINS: list([]).pipe(
       z.array(z.url({ protocol: /^https?$/, error: 'each entry must be an origin' })),
     ),
@@ -62,5 +70,6 @@ export function deploymentInput(env: AuthEnv): AuthDeploymentInput {
     appBaseUrl: env.APP_BASE_URL,
     webauthnRpId: env.WEBAUTHN_RP_ID,
     webauthnOrigins: env.WEBAUTHN_ORIGINS,
+    hasAuthSecret: env.AUTH_SECRET !== undefined,
   };
 }

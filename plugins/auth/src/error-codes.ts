@@ -3,6 +3,7 @@ import { defineErrors } from '../../../gateway/src/errors/catalogue.ts';
 /** Every error the auth plugin answers with; each code is documented in ../README.md (a test checks). */
 export const authErrors = defineErrors({
   'auth.busy': { status: 503, title: 'Too many sign-ins at once; try again shortly' },
+  'auth.rate_limited': { status: 429, title: 'Too many attempts; wait before trying again' },
   'auth.invalid_credentials': { status: 401, title: 'The email or the password is wrong' },
   'auth.session.missing': { status: 401, title: 'No valid session' },
   'auth.origin.mismatch': { status: 403, title: 'The request does not come from the application' },

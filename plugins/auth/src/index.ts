@@ -10,6 +10,7 @@ import { registerSessionRoutes } from './routes/session-routes.ts';
 import { createLoginService } from './service/login.ts';
 import { createPasswordHasher } from './service/password-hasher.ts';
 import { startRevocationSet } from './service/revocations.ts';
+import { createThrottle } from './service/throttle.ts';
 
 /**
  * Sign-in (document 000): local passwords, LDAP, OIDC single sign-on, passkeys, TOTP, break-glass admins,
@@ -42,8 +43,22 @@ export const authPlugin = definePlugin({
       maxConcurrent: ctx.config.LOGIN_MAX_CONCURRENT_HASHES,
       maxWaitMs: ctx.config.LOGIN_HASH_WAIT_MS,
     });
-    registerSessionRoutes(ctx, { login: createLoginService({ db: ctx.db, hasher, deployment }) });
-    registerAccountRoutes(ctx, { deployment, hasher, denylist: loadDenylist() });
+    const backoff = {
+      windowSeconds: ctx.config.ATTEMPT_WINDOW_SECONDS,
+      baseSeconds: 1,
+      maxSeconds: ctx.config.ATTEMPT_MAX_DELAY_SECONDS,
+    };
+    const throttle = createThrottle({
+      db: ctx.db,
+      clock: ctx.clock,
+      rules: {
+        account: { ...backoff, free: ctx.config.LOGIN_FREE_FAILURES_PER_ACCOUNT },
+        ip: { ...backoff, free: ctx.config.LOGIN_FREE_FAILURES_PER_IP },
+        register: { ...backoff, free: ctx.config.REGISTER_FREE_ATTEMPTS_PER_IP },
+      },
+    });
+    registerSessionRoutes(ctx, { login: createLoginService({ db: ctx.db, hasher, deployment }), throttle });
+    registerAccountRoutes(ctx, { deployment, hasher, denylist: loadDenylist(), throttle });
     ctx.logger.info(
       {
         authMode: deployment.mode,

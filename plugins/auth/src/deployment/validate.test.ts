@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { validateAuthDeployment, type AuthDeploymentInput } from './validate.ts';
 
-const base: AuthDeploymentInput = { appEnv: 'production', ldapEnabled: false, breakGlass: true };
+const base: AuthDeploymentInput = {
+  appEnv: 'production',
+  ldapEnabled: false,
+  breakGlass: true,
+  hasAuthSecret: true,
+};
 const oidc = { oidcIssuer: 'https://idp.example.com', oidcClientId: 'gatehouse' };
 
 describe('validateAuthDeployment (000 "Deployment settings" and "Errors")', () => {
@@ -25,6 +30,14 @@ describe('validateAuthDeployment (000 "Deployment settings" and "Errors")', () =
       ok: true,
       value: { mode: 'local+oidc', fallback: true, oidc: true },
     });
+  });
+
+  it('needs AUTH_SECRET outside development, where sign-in makes Auth.js tokens with it', () => {
+    expect(validateAuthDeployment({ ...base, authMode: 'local', hasAuthSecret: false })).toMatchObject({
+      ok: false,
+      problems: [{ variable: 'AUTH_SECRET' }],
+    });
+    expect(validateAuthDeployment({ ...base, appEnv: 'development', hasAuthSecret: false }).ok).toBe(true);
   });
 
   it('AUTH_MODE=local with OIDC_ENABLED=true is a boot error', () => {

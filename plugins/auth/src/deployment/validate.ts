@@ -21,6 +21,8 @@ export interface AuthDeploymentInput {
   appBaseUrl?: string | undefined;
   webauthnRpId?: string | undefined;
   webauthnOrigins?: readonly string[] | undefined;
+  /** Whether AUTH_SECRET is set: sign-in issues Auth.js session tokens made with it. */
+  hasAuthSecret: boolean;
 }
 
 /** Who may use the password endpoints (000 "States and transitions", the mode table; Authentication 4-5). */
@@ -89,6 +91,14 @@ export function validateAuthDeployment(input: AuthDeploymentInput): DeploymentVe
   if (oidc && !input.oidcClientId)
     problems.push({ variable: 'OIDC_CLIENT_ID', message: `required when AUTH_MODE is ${mode}` });
 
+  // DECISIONS.md, "Sessions": the session cookie is an Auth.js token made with AUTH_SECRET. Development
+  // without one runs on a per-process secret (sessions end with the process).
+  if (!input.hasAuthSecret && !development) {
+    problems.push({
+      variable: 'AUTH_SECRET',
+      message: 'required to sign users in (session cookies are Auth.js tokens made with it)',
+    });
+  }
   const webauthn = relyingParty(input, problems);
   if (problems.length > 0 || mode === undefined) return { ok: false, problems };
 

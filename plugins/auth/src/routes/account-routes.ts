@@ -8,6 +8,8 @@ import { authErrors } from '../error-codes.ts';
 import { readSessionCookie, sameOrigin, sessionCookieOptions } from '../http/session-cookie.ts';
 import { checkPassword, type PolicyViolation } from '../policy/password-policy.ts';
 import type { PasswordHasher } from '../service/password-hasher.ts';
+import type { Throttle } from '../service/throttle.ts';
+import type { AttemptScope } from '../store/attempt-store.ts';
 import { sessionStore } from '../store/session-store.ts';
 import { userStore, type UserRow } from '../store/user-store.ts';
 
@@ -33,7 +35,12 @@ function policyError(violations: readonly PolicyViolation[]) {
 /** Self-registration (000 "Endpoints", mode table) and password change (000 Authentication 7). */
 export function registerAccountRoutes(
   ctx: PluginContext<AuthEnv>,
-  deps: { deployment: AuthDeployment; hasher: PasswordHasher; denylist: ReadonlySet<string> },
+  deps: {
+    deployment: AuthDeployment;
+    hasher: PasswordHasher;
+    denylist: ReadonlySet<string>;
+    throttle: Throttle;
+  },
 ): void {
   const ttl = ctx.config.SESSION_TTL_SECONDS;
   const cookie = ctx.sessions.cookieName;
@@ -65,6 +72,10 @@ export function registerAccountRoutes(
       if (deps.deployment.registration === 'off' || !(await userStore.registrationEnabled(ctx.db.pool))) {
         throw authErrors.create('auth.register.disabled');
       }
+      // Every attempt counts against the client's allowance: registration floods are the concern.
+      const keys: Array<[AttemptScope, string]> = [['register:ip', req.ip ?? 'unknown']];
+      await deps.throttle.check(keys);
+      await deps.throttle.failed(keys);
       const policy = checkPassword(
         {
           password: body.password,

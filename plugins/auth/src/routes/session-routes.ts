@@ -5,6 +5,8 @@ import type { AuthEnv } from '../config.ts';
 import { authErrors } from '../error-codes.ts';
 import { readSessionCookie, sameOrigin, sessionCookieOptions } from '../http/session-cookie.ts';
 import type { createLoginService } from '../service/login.ts';
+import type { Throttle } from '../service/throttle.ts';
+import type { AttemptScope } from '../store/attempt-store.ts';
 import { sessionStore } from '../store/session-store.ts';
 
 const credentials = z.object({
@@ -20,7 +22,7 @@ const credentials = z.object({
  */
 export function registerSessionRoutes(
   ctx: PluginContext<AuthEnv>,
-  deps: { login: ReturnType<typeof createLoginService> },
+  deps: { login: ReturnType<typeof createLoginService>; throttle: Throttle },
 ): void {
   const ttl = ctx.config.SESSION_TTL_SECONDS;
   const cookie = ctx.sessions.cookieName;
@@ -32,9 +34,15 @@ export function registerSessionRoutes(
     exempt: true,
     schema: { body: credentials },
     handler: async (req, res, { body }) => {
+      const keys: Array<[AttemptScope, string]> = [
+        ['login:account', body.email.toLowerCase()],
+        ['login:ip', req.ip ?? 'unknown'],
+      ];
+      await deps.throttle.check(keys);
       const result = await deps.login.login(body.email, body.password);
       const where = { requestId: req.gatehouse.id, ip: req.ip ?? null };
       if (!result.ok) {
+        await deps.throttle.failed(keys);
         // The reason is for the audit trail only; every failure answers the same (000 Errors).
         ctx.audit.writeLater({
           kind: 'auth.login.failure',
@@ -45,6 +53,7 @@ export function registerSessionRoutes(
         throw authErrors.create('auth.invalid_credentials');
       }
       const { user } = result;
+      await deps.throttle.succeeded('login:account', body.email.toLowerCase());
       const session = await sessionStore.create(ctx.db.pool, {
         userId: user.id,
         ttlSeconds: ttl,
