@@ -27,7 +27,10 @@ export interface AuditWriter {
  * Keys whose values must never reach the audit table (brief, "Security"): the writer drops them even if
  * a caller passes them by mistake.
  */
-const FORBIDDEN_KEY = /pass(word)?|secret|token|otp|authorization|cookie|api_?key|signature/i;
+// Keys that end in a secret's name (password, newPassword, accessToken, apiKey, clientSecret, totpCode...),
+// not keys that merely mention one (passwordMinLength is a setting, not a secret).
+const FORBIDDEN_KEY =
+  /(pass(word)?|passwd|secret|token|otp|(otp|totp)_?code|authorization|cookie|api_?key|signature)$/i;
 
 export function scrubPayload(value: unknown, depth = 0): unknown {
   if (depth > 8 || value === null || typeof value !== 'object') return value;

@@ -6,6 +6,7 @@ import { validateAuthDeployment } from './deployment/validate.ts';
 import { authErrors } from './error-codes.ts';
 import { loadDenylist } from './policy/password-policy.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
+import { registerAdminRoutes } from './routes/admin-routes.ts';
 import { registerSessionRoutes } from './routes/session-routes.ts';
 import { createLoginService } from './service/login.ts';
 import { createPasswordHasher } from './service/password-hasher.ts';
@@ -59,6 +60,7 @@ export const authPlugin = definePlugin({
     });
     registerSessionRoutes(ctx, { login: createLoginService({ db: ctx.db, hasher, deployment }), throttle });
     registerAccountRoutes(ctx, { deployment, hasher, denylist: loadDenylist(), throttle });
+    registerAdminRoutes(ctx);
     ctx.logger.info(
       {
         authMode: deployment.mode,

@@ -68,6 +68,76 @@ export const userStore = {
     return rows[0] ?? null;
   },
 
+  /** Users whose email contains `search` (case-insensitively), newest first, with the total for paging. */
+  async search(
+    db: Queryable,
+    search: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ total: number; users: UserRow[] }> {
+    const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const [{ rows: count }, { rows }] = await Promise.all([
+      db.query<{ total: number }>('SELECT count(*)::int AS total FROM auth_users WHERE email ILIKE $1', [
+        pattern,
+      ]),
+      db.query<UserRow>(
+        `${SELECT_USER} WHERE u.email ILIKE $1 GROUP BY u.id ORDER BY u.created_at DESC, u.id LIMIT $2 OFFSET $3`,
+        [pattern, limit, offset],
+      ),
+    ]);
+    return { total: count[0]?.total ?? 0, users: rows };
+  },
+
+  async revokeRole(db: Queryable, userId: string, role: string): Promise<boolean> {
+    const { rowCount } = await db.query('DELETE FROM auth_user_roles WHERE user_id = $1 AND role = $2', [
+      userId,
+      role,
+    ]);
+    return rowCount === 1;
+  },
+
+  async roleExists(db: Queryable, role: string): Promise<boolean> {
+    const { rowCount } = await db.query('SELECT 1 FROM auth_roles WHERE name = $1', [role]);
+    return rowCount === 1;
+  },
+
+  async disable(db: Queryable, userId: string, now: Date): Promise<boolean> {
+    const { rowCount } = await db.query(
+      'UPDATE auth_users SET disabled_at = $2, updated_at = $2 WHERE id = $1 AND disabled_at IS NULL',
+      [userId, now],
+    );
+    return rowCount === 1;
+  },
+
+  async settings(
+    db: Queryable,
+  ): Promise<{ registrationEnabled: boolean; passwordMinLength: number; requireTotp: boolean }> {
+    const { rows } = await db.query<{
+      registrationEnabled: boolean;
+      passwordMinLength: number;
+      requireTotp: boolean;
+    }>(
+      'SELECT registration_enabled AS "registrationEnabled", password_min_length AS "passwordMinLength", require_totp AS "requireTotp" FROM auth_settings',
+    );
+    const row = rows[0];
+    if (!row) throw new Error('auth_settings has no row (migration auth/0001 inserts it)');
+    return row;
+  },
+
+  async updateSettings(
+    db: Queryable,
+    changes: { registrationEnabled?: boolean; passwordMinLength?: number; requireTotp?: boolean },
+  ): Promise<void> {
+    await db.query(
+      `UPDATE auth_settings SET
+         registration_enabled = coalesce($1, registration_enabled),
+         password_min_length = coalesce($2, password_min_length),
+         require_totp = coalesce($3, require_totp),
+         updated_at = now()`,
+      [changes.registrationEnabled ?? null, changes.passwordMinLength ?? null, changes.requireTotp ?? null],
+    );
+  },
+
   async passwordMinLength(db: Queryable): Promise<number> {
     const { rows } = await db.query<{ min: number }>('SELECT password_min_length AS min FROM auth_settings');
     return rows[0]?.min ?? 12;

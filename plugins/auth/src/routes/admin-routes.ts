@@ -1,0 +1,185 @@
+import { z } from 'zod';
+import type { Request } from 'express';
+import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
+import type { SessionIdentity } from '../../../../gateway/src/gate/session-verifier.ts';
+import type { AuthEnv } from '../config.ts';
+import { authErrors } from '../error-codes.ts';
+import { readSessionCookie, sameOrigin } from '../http/session-cookie.ts';
+import { PASSWORD_FLOOR, PASSWORD_MAX } from '../policy/password-policy.ts';
+import { sessionStore } from '../store/session-store.ts';
+import { userStore, type UserRow } from '../store/user-store.ts';
+
+const ADMIN_ROLES = ['*', 'users:admin'];
+const userId = z.object({ id: z.uuid({ error: 'must be a user id' }) });
+const userRole = z.object({ id: z.uuid({ error: 'must be a user id' }), role: z.string().min(1).max(100) });
+
+/** A user as the admin API shows it: never the password hash. */
+function view(user: UserRow) {
+  return {
+    id: user.id,
+    email: user.email,
+    provider: user.provider,
+    directoryManaged: user.directoryManaged,
+    disabled: user.disabledAt !== null,
+    roles: user.roles,
+  };
+}
+
+/**
+ * The admin API (issue 4, point 9): gated routes for the wildcard admin or `users:admin`. The caller is
+ * the identity gate layer 2 verified (a signed dashboard request), or the session cookie of a browser;
+ * a cookie-authenticated change must also come from APP_BASE_URL's origin.
+ */
+export function registerAdminRoutes(ctx: PluginContext<AuthEnv>): void {
+  const cookie = ctx.sessions.cookieName;
+
+  const admin = async (req: Request, changes: boolean): Promise<SessionIdentity> => {
+    let identity = req.identity;
+    if (!identity) {
+      const token = readSessionCookie(req, cookie);
+      const verified = token ? await ctx.sessions.verify(token) : null;
+      if (!verified?.ok) throw authErrors.create('auth.session.missing');
+      if (changes && !sameOrigin(req, ctx.core.APP_BASE_URL)) throw authErrors.create('auth.origin.mismatch');
+      identity = verified.identity;
+    }
+    // Roles are read from the account, not from the token: a role revoked a minute ago is gone now.
+    const account = await userStore.findById(ctx.db.pool, identity.sub);
+    if (
+      !account ||
+      account.disabledAt !== null ||
+      !account.roles.some((role) => ADMIN_ROLES.includes(role))
+    ) {
+      throw authErrors.create('auth.forbidden');
+    }
+    return identity;
+  };
+  const audited = (req: Request, actor: SessionIdentity, kind: string, payload: Record<string, unknown>) =>
+    ctx.audit.writeLater({
+      kind,
+      actor: actor.sub,
+      requestId: req.gatehouse.id,
+      ip: req.ip ?? null,
+      payload,
+    });
+  const found = async (id: string) => {
+    const user = await userStore.findById(ctx.db.pool, id);
+    if (!user) throw authErrors.create('auth.user.not_found');
+    return user;
+  };
+
+  ctx.routes.add({
+    method: 'GET',
+    path: '/api/v1/admin/users',
+    sensitive: true,
+    schema: {
+      query: z.object({
+        search: z.string().max(320).default(''),
+        limit: z.coerce.number().int().min(1).max(200).default(50),
+        offset: z.coerce.number().int().min(0).default(0),
+      }),
+    },
+    handler: async (req, res, { query }) => {
+      await admin(req, false);
+      const { total, users } = await userStore.search(ctx.db.pool, query.search, query.limit, query.offset);
+      res.json({ total, users: users.map(view) });
+    },
+  });
+
+  ctx.routes.add({
+    method: 'GET',
+    path: '/api/v1/admin/users/:id',
+    sensitive: true,
+    schema: { params: userId },
+    handler: async (req, res, { params }) => {
+      await admin(req, false);
+      res.json(view(await found(params.id)));
+    },
+  });
+
+  ctx.routes.add({
+    method: 'PUT',
+    path: '/api/v1/admin/users/:id/roles/:role',
+    schema: { params: userRole },
+    handler: async (req, res, { params }) => {
+      const actor = await admin(req, true);
+      await found(params.id);
+      if (!(await userStore.roleExists(ctx.db.pool, params.role)))
+        throw authErrors.create('auth.role.unknown');
+      if (await userStore.grantRole(ctx.db.pool, params.id, params.role, actor.sub)) {
+        audited(req, actor, 'auth.role.granted', { userId: params.id, role: params.role });
+      }
+      res.json(view(await found(params.id)));
+    },
+  });
+
+  ctx.routes.add({
+    method: 'DELETE',
+    path: '/api/v1/admin/users/:id/roles/:role',
+    schema: { params: userRole },
+    handler: async (req, res, { params }) => {
+      const actor = await admin(req, true);
+      await found(params.id);
+      if (await userStore.revokeRole(ctx.db.pool, params.id, params.role)) {
+        audited(req, actor, 'auth.role.revoked', { userId: params.id, role: params.role });
+      }
+      res.json(view(await found(params.id)));
+    },
+  });
+
+  ctx.routes.add({
+    method: 'POST',
+    path: '/api/v1/admin/users/:id/disable',
+    schema: { params: userId },
+    handler: async (req, res, { params }) => {
+      const actor = await admin(req, true);
+      await found(params.id);
+      const revoked = await ctx.db.transaction(async (tx) => {
+        await userStore.disable(tx, params.id, ctx.clock.now());
+        return sessionStore.revokeAllForUser(tx, params.id, 'account disabled');
+      });
+      audited(req, actor, 'auth.user.disabled', { userId: params.id, revokedSessions: revoked });
+      if (revoked > 0)
+        audited(req, actor, 'auth.session.revoked', {
+          userId: params.id,
+          reason: 'account disabled',
+          count: revoked,
+        });
+      res.json(view(await found(params.id)));
+    },
+  });
+
+  ctx.routes.add({
+    method: 'GET',
+    path: '/api/v1/admin/settings',
+    handler: async (req, res) => {
+      await admin(req, false);
+      res.json(await userStore.settings(ctx.db.pool));
+    },
+  });
+
+  ctx.routes.add({
+    method: 'PATCH',
+    path: '/api/v1/admin/settings',
+    schema: {
+      body: z
+        .strictObject({
+          registrationEnabled: z.boolean().optional(),
+          // 000 "Limits": tunable by an administrator, hard floor 8.
+          passwordMinLength: z
+            .number()
+            .int()
+            .min(PASSWORD_FLOOR, `the floor is ${PASSWORD_FLOOR}`)
+            .max(PASSWORD_MAX)
+            .optional(),
+          requireTotp: z.boolean().optional(),
+        })
+        .refine((body) => Object.keys(body).length > 0, 'nothing to change'),
+    },
+    handler: async (req, res, { body }) => {
+      const actor = await admin(req, true);
+      await userStore.updateSettings(ctx.db.pool, body);
+      audited(req, actor, 'auth.settings.changed', { changes: body });
+      res.json(await userStore.settings(ctx.db.pool));
+    },
+  });
+}
