@@ -13,6 +13,10 @@ export const authErrors = defineErrors({
   'auth.register.disabled': { status: 403, title: 'Self-registration is disabled' },
   'auth.register.email_taken': { status: 409, title: 'An account with this email already exists' },
   'auth.password.current_wrong': { status: 403, title: 'The current password is wrong' },
+  'auth.password.disabled': {
+    status: 403,
+    title: 'Passwords are not used for this account in this sign-in mode',
+  },
   'auth.password.too_short': { status: 400, title: 'The password is too short' },
   'auth.password.too_long': { status: 400, title: 'The password is too long' },
   'auth.password.common': { status: 400, title: 'The password is one of the most common passwords' },

@@ -114,6 +114,11 @@ export function registerAccountRoutes(
       if (!verified?.ok) throw authErrors.create('auth.session.missing');
       const user = await userStore.findById(ctx.db.pool, verified.identity.sub);
       if (!user?.passwordHash || user.disabledAt !== null) throw authErrors.create('auth.session.missing');
+      // 000 mode table: in oidc mode the password endpoints are closed but to break-glass admins.
+      const allowed =
+        deps.deployment.password === 'everyone' ||
+        (deps.deployment.password === 'break-glass-admins' && user.roles.includes('*'));
+      if (!allowed) throw authErrors.create('auth.password.disabled');
       if (!(await deps.hasher.verify(user.passwordHash, body.currentPassword)))
         throw authErrors.create('auth.password.current_wrong');
       const policy = checkPassword(
