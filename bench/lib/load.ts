@@ -21,6 +21,8 @@ export interface LoadSpec {
   body?: string;
   /** Status codes that count as expected (e.g. 401 when measuring a failure path). */
   expectStatus?: number;
+  /** A fixed request rate (autocannon only): a latency probe, not a throughput test. */
+  rate?: number;
 }
 
 export async function hasWrk(): Promise<boolean> {
@@ -77,6 +79,7 @@ async function loadWithAutocannon(spec: LoadSpec): Promise<LoadResult> {
     method: (spec.method ?? 'GET') as 'GET',
     headers: spec.headers,
     body: spec.body,
+    ...(spec.rate ? { overallRate: spec.rate } : {}),
   });
   return {
     requestsPerSecond: result.requests.average,

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { boolean, integer, list, oneOf, secret } from '../../../gateway/src/config/env-schema.ts';
 import { AUTH_MODES, validateAuthDeployment, type AuthDeploymentInput } from './deployment/validate.ts';
@@ -32,8 +33,11 @@ export const authConfigSchema = z
       .optional(),
     /** How long a web session lasts (its cookie and its server-side row). */
     SESSION_TTL_SECONDS: integer(43_200, 300, 2_592_000),
-    /** Password hashes computed at once (each holds 19 MiB while it runs). */
-    LOGIN_MAX_CONCURRENT_HASHES: integer(4, 1, 64),
+    /**
+     * Password hashes computed at once (each holds 19 MiB while it runs). argon2 runs on libuv's thread
+     * pool; the default leaves one core to the event loop that serves every other route.
+     */
+    LOGIN_MAX_CONCURRENT_HASHES: integer(Math.max(1, availableParallelism() - 1), 1, 64),
     /** How long a login may wait for a hash slot before 503 auth.busy. */
     LOGIN_HASH_WAIT_MS: integer(2_000, 0, 60_000),
     /** Brute-force limits: free failures per window, then a delay doubling from 1 s up to the maximum. */
