@@ -27,6 +27,30 @@ export const authConfigSchema = z
     AUTH_BREAK_GLASS: boolean(true),
     LDAP_ENABLED: boolean(false),
     LDAP_MODE: z.string().optional(),
+    LDAP_URL: z.url({ protocol: /^ldaps?$/, error: 'must be an ldap:// or ldaps:// URL' }).optional(),
+    LDAP_BIND_DN: z.string().min(1).optional(),
+    LDAP_BIND_PASSWORD: secret(z.string().min(1).optional()),
+    LDAP_USER_BASE: z.string().min(1).optional(),
+    LDAP_USER_FILTER: z
+      .string()
+      .includes('{email}', { error: 'must contain {email}' })
+      .default('(mail={email})'),
+    LDAP_GROUP_BASE: z.string().min(1).optional(),
+    /** Directory group (cn) → gateway role, e.g. {"support":"agent","it-admins":"users:admin"}. */
+    LDAP_GROUP_ROLES: z
+      .string()
+      .transform((value, ctx) => {
+        try {
+          return JSON.parse(value) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be a JSON object of group → role' });
+          return z.NEVER;
+        }
+      })
+      .pipe(z.record(z.string(), z.string()))
+      .default({}),
+    LDAP_START_TLS: boolean(false),
+    LDAP_TIMEOUT_MS: integer(5_000, 100, 60_000),
     WEBAUTHN_RP_ID: z
       .string()
       .regex(/^[a-z0-9.-]+$/i, 'must be a hostname')
@@ -75,5 +99,8 @@ export function deploymentInput(env: AuthEnv): AuthDeploymentInput {
     webauthnRpId: env.WEBAUTHN_RP_ID,
     webauthnOrigins: env.WEBAUTHN_ORIGINS,
     hasAuthSecret: env.AUTH_SECRET !== undefined,
+    ldapUrl: env.LDAP_URL,
+    ldapUserBase: env.LDAP_USER_BASE,
+    ldapBind: env.LDAP_BIND_DN !== undefined && env.LDAP_BIND_PASSWORD !== undefined,
   };
 }

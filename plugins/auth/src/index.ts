@@ -8,6 +8,7 @@ import { loadDenylist } from './policy/password-policy.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerAdminRoutes } from './routes/admin-routes.ts';
 import { registerSessionRoutes } from './routes/session-routes.ts';
+import { createDirectory } from './service/directory.ts';
 import { createLoginService } from './service/login.ts';
 import { createPasswordHasher } from './service/password-hasher.ts';
 import { startRevocationSet } from './service/revocations.ts';
@@ -58,7 +59,31 @@ export const authPlugin = definePlugin({
         register: { ...backoff, free: ctx.config.REGISTER_FREE_ATTEMPTS_PER_IP },
       },
     });
-    registerSessionRoutes(ctx, { login: createLoginService({ db: ctx.db, hasher, deployment }), throttle });
+    const config = ctx.config;
+    const directory =
+      deployment.ldap &&
+      config.LDAP_URL &&
+      config.LDAP_USER_BASE &&
+      config.LDAP_BIND_DN &&
+      config.LDAP_BIND_PASSWORD
+        ? {
+            service: createDirectory({
+              url: config.LDAP_URL,
+              bindDn: config.LDAP_BIND_DN,
+              bindPassword: config.LDAP_BIND_PASSWORD,
+              userBase: config.LDAP_USER_BASE,
+              userFilter: config.LDAP_USER_FILTER,
+              groupBase: config.LDAP_GROUP_BASE,
+              startTls: config.LDAP_START_TLS,
+              timeoutMs: config.LDAP_TIMEOUT_MS,
+            }),
+            groupRoles: config.LDAP_GROUP_ROLES,
+          }
+        : undefined;
+    registerSessionRoutes(ctx, {
+      login: createLoginService({ db: ctx.db, hasher, deployment, directory }),
+      throttle,
+    });
     registerAccountRoutes(ctx, { deployment, hasher, denylist: loadDenylist(), throttle });
     registerAdminRoutes(ctx);
     ctx.logger.info(

@@ -84,10 +84,22 @@ describe('validateAuthDeployment (000 "Deployment settings" and "Errors")', () =
   });
 
   it('LDAP is offered in local modes only when enabled', () => {
-    expect(validateAuthDeployment({ ...base, authMode: 'local', ldapEnabled: true })).toMatchObject({
+    const ldap = {
+      ldapUrl: 'ldap://directory:389',
+      ldapUserBase: 'ou=people,dc=example,dc=com',
+      ldapBind: true,
+    };
+    expect(validateAuthDeployment({ ...base, ...ldap, authMode: 'local', ldapEnabled: true })).toMatchObject({
       value: { ldap: true },
     });
     expect(validateAuthDeployment({ ...base, authMode: 'local' })).toMatchObject({ value: { ldap: false } });
+  });
+
+  it('LDAP needs its URL, user base and service account', () => {
+    expect(validateAuthDeployment({ ...base, authMode: 'local', ldapEnabled: true })).toMatchObject({
+      ok: false,
+      problems: [{ variable: 'LDAP_URL' }, { variable: 'LDAP_USER_BASE' }, { variable: 'LDAP_BIND_DN' }],
+    });
   });
 
   it('matches BOOTSTRAP_ADMIN_EMAIL case-insensitively', () => {

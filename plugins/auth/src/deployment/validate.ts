@@ -23,6 +23,10 @@ export interface AuthDeploymentInput {
   webauthnOrigins?: readonly string[] | undefined;
   /** Whether AUTH_SECRET is set: sign-in issues Auth.js session tokens made with it. */
   hasAuthSecret: boolean;
+  ldapUrl?: string | undefined;
+  ldapUserBase?: string | undefined;
+  /** Whether LDAP_BIND_DN and LDAP_BIND_PASSWORD are both set. */
+  ldapBind?: boolean | undefined;
 }
 
 /** Who may use the password endpoints (000 "States and transitions", the mode table; Authentication 4-5). */
@@ -98,6 +102,17 @@ export function validateAuthDeployment(input: AuthDeploymentInput): DeploymentVe
       variable: 'AUTH_SECRET',
       message: 'required to sign users in (session cookies are Auth.js tokens made with it)',
     });
+  }
+  // LDAP sign-in searches with a service account, then binds as the user (issue 4, point 8).
+  if (input.ldapEnabled && mode !== 'oidc') {
+    if (!input.ldapUrl) problems.push({ variable: 'LDAP_URL', message: 'required when LDAP_ENABLED=true' });
+    if (!input.ldapUserBase)
+      problems.push({ variable: 'LDAP_USER_BASE', message: 'required when LDAP_ENABLED=true' });
+    if (!input.ldapBind)
+      problems.push({
+        variable: 'LDAP_BIND_DN',
+        message: 'LDAP_BIND_DN and LDAP_BIND_PASSWORD are required when LDAP_ENABLED=true',
+      });
   }
   const webauthn = relyingParty(input, problems);
   if (problems.length > 0 || mode === undefined) return { ok: false, problems };

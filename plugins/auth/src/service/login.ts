@@ -1,11 +1,18 @@
 import type { Database } from '../../../../gateway/src/db/database.ts';
 import type { AuthDeployment } from '../deployment/validate.ts';
 import { userStore, type UserRow } from '../store/user-store.ts';
+import type { Directory } from './directory.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 
 /** Why a login failed; audited, never sent to the client (issue 4, point 10). */
 export type LoginFailure =
-  'unknown_email' | 'wrong_password' | 'no_password' | 'demo_account' | 'disabled' | 'mode';
+  | 'unknown_email'
+  | 'wrong_password'
+  | 'no_password'
+  | 'demo_account'
+  | 'disabled'
+  | 'mode'
+  | 'directory_rejected';
 
 export type LoginResult =
   { ok: true; user: UserRow } | { ok: false; reason: LoginFailure; userId: string | null };
@@ -20,10 +27,42 @@ export function createLoginService(deps: {
   db: Database;
   hasher: PasswordHasher;
   deployment: AuthDeployment;
+  /** With LDAP_ENABLED: the directory and its group → role map. */
+  directory?: { service: Directory; groupRoles: Readonly<Record<string, string>> } | undefined;
 }) {
+  /**
+   * Directory sign-in (issue 4, point 8): for emails without a local account, and for directory-managed
+   * accounts. The first success provisions a local account flagged directory-managed; every success
+   * syncs the roles its groups map to.
+   */
+  const directoryLogin = async (
+    email: string,
+    password: string,
+    existing: UserRow | null,
+  ): Promise<LoginResult> => {
+    const directory = deps.directory;
+    if (!directory) return { ok: false, reason: 'unknown_email', userId: null };
+    const entry = await directory.service.authenticate(email, password);
+    if (!entry)
+      return {
+        ok: false,
+        reason: existing ? 'wrong_password' : 'directory_rejected',
+        userId: existing?.id ?? null,
+      };
+    const userId = existing?.id ?? (await userStore.provisionDirectoryUser(deps.db.pool, email));
+    const roles = [...new Set(entry.groups.flatMap((group) => directory.groupRoles[group] ?? []))];
+    await userStore.syncDirectoryRoles(deps.db.pool, userId, roles);
+    const user = await userStore.findById(deps.db.pool, userId);
+    if (!user) return { ok: false, reason: 'unknown_email', userId: null };
+    if (user.disabledAt !== null) return { ok: false, reason: 'disabled', userId };
+    return { ok: true, user };
+  };
+
   return {
     async login(email: string, password: string): Promise<LoginResult> {
       const user = await userStore.findByEmail(deps.db.pool, email);
+      if (deps.directory && deps.deployment.ldap && (!user || user.directoryManaged))
+        return directoryLogin(email, password, user);
       const matches = user?.passwordHash
         ? await deps.hasher.verify(user.passwordHash, password)
         : await deps.hasher.verifyNothing(password);

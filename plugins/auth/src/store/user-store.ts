@@ -41,6 +41,36 @@ export const userStore = {
     return rows[0] ?? null;
   },
 
+  /** The account of a directory user, made on the first directory login (directory-managed, no password). */
+  async provisionDirectoryUser(db: Queryable, email: string): Promise<string> {
+    const { rows } = await db.query<{ id: string }>(
+      `WITH made AS (
+         INSERT INTO auth_users (email, provider, directory_managed) VALUES ($1, 'ldap', true)
+         ON CONFLICT ((lower(email))) DO NOTHING RETURNING id
+       ) SELECT id FROM made UNION ALL SELECT id FROM auth_users WHERE lower(email) = lower($1) LIMIT 1`,
+      [email],
+    );
+    const id = rows[0]?.id;
+    if (!id) throw new Error('directory user could not be provisioned');
+    return id;
+  },
+
+  /**
+   * Makes the roles granted from directory groups equal `roles`: grants the missing ones, removes the ones
+   * an earlier directory login granted that the groups no longer give. Roles an admin granted stay.
+   */
+  async syncDirectoryRoles(db: Queryable, userId: string, roles: readonly string[]): Promise<void> {
+    await db.query(
+      `INSERT INTO auth_user_roles (user_id, role, granted_by)
+       SELECT $1, r.name, 'ldap' FROM auth_roles r WHERE r.name = ANY($2::text[]) ON CONFLICT DO NOTHING`,
+      [userId, roles],
+    );
+    await db.query(
+      "DELETE FROM auth_user_roles WHERE user_id = $1 AND granted_by = 'ldap' AND NOT (role = ANY($2::text[]))",
+      [userId, roles],
+    );
+  },
+
   async grantRole(db: Queryable, userId: string, role: string, grantedBy: string): Promise<boolean> {
     const { rowCount } = await db.query(
       'INSERT INTO auth_user_roles (user_id, role, granted_by) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
