@@ -108,7 +108,8 @@ async function main(): Promise<void> {
       ),
       gated(),
     ]);
-    const peakRssMb = pid ? await peakRss(pid) : Number.NaN;
+    // The gateway is its process and the password-hash worker it forks: both peaks count.
+    const peakRssMb = pid ? (await peakRss(pid)) + (await childrenPeakRss(pid)) : Number.NaN;
     const result = {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
@@ -159,6 +160,19 @@ async function gatewayPid(port: number): Promise<number | null> {
       ).then((found) => resolve(found.find((pid) => pid !== null) ?? null));
     }),
   );
+}
+
+/** The summed peak RSS of a process's children (the hash worker), in MB. */
+async function childrenPeakRss(pid: number): Promise<number> {
+  const { execFile } = await import('node:child_process');
+  const children = await new Promise<number[]>((resolve) =>
+    execFile('pgrep', ['-P', String(pid)], (_err, stdout) =>
+      resolve(stdout.split('\n').filter(Boolean).map(Number)),
+    ),
+  );
+  let total = 0;
+  for (const child of children) total += await peakRss(child).catch(() => 0);
+  return Math.round(total * 10) / 10;
 }
 
 /** Peak resident set size (VmHWM) of a process, in MB. */
