@@ -1,17 +1,15 @@
 import { z } from 'zod';
-import type { Request, Response } from 'express';
-import { isDevelopment } from '../../../../gateway/src/config/core-config.ts';
 import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
 import type { AuthEnv } from '../config.ts';
 import type { AuthDeployment } from '../deployment/validate.ts';
 import { authErrors } from '../error-codes.ts';
-import { readSessionCookie, sameOrigin, sessionCookieOptions } from '../http/session-cookie.ts';
+import { webSessions } from '../http/web-session.ts';
 import { checkPassword, type PolicyViolation } from '../policy/password-policy.ts';
 import type { PasswordHasher } from '../service/password-hasher.ts';
 import type { Throttle } from '../service/throttle.ts';
 import type { AttemptScope } from '../store/attempt-store.ts';
 import { sessionStore } from '../store/session-store.ts';
-import { userStore, type UserRow } from '../store/user-store.ts';
+import { userStore } from '../store/user-store.ts';
 
 const registration = z.object({
   email: z.email({ error: 'must be an email address' }).max(320),
@@ -42,25 +40,7 @@ export function registerAccountRoutes(
     throttle: Throttle;
   },
 ): void {
-  const ttl = ctx.config.SESSION_TTL_SECONDS;
-  const cookie = ctx.sessions.cookieName;
-  const cookieOptions = sessionCookieOptions(ctx.core.APP_BASE_URL, isDevelopment(ctx.core), ttl);
-
-  const startSession = async (req: Request, res: Response, user: Pick<UserRow, 'id' | 'email' | 'roles'>) => {
-    const session = await sessionStore.create(ctx.db.pool, {
-      userId: user.id,
-      ttlSeconds: ttl,
-      userAgent: req.get('user-agent') ?? null,
-      ip: req.ip ?? null,
-      now: ctx.clock.now(),
-    });
-    res.cookie(
-      cookie,
-      await ctx.sessions.issue({ sub: user.id, email: user.email, roles: user.roles, sid: session.id }, ttl),
-      cookieOptions,
-    );
-    return session;
-  };
+  const sessions = webSessions(ctx);
 
   ctx.routes.add({
     method: 'POST',
@@ -90,7 +70,7 @@ export function registerAccountRoutes(
       const created = await userStore.insertLocal(ctx.db.pool, body.email, hash);
       if (!created) throw authErrors.create('auth.register.email_taken');
       const user = { id: created.id, email: body.email, roles: [] };
-      const session = await startSession(req, res, user);
+      const session = await sessions.start(req, res, user);
       ctx.audit.writeLater({
         kind: 'auth.register',
         actor: user.id,
@@ -108,11 +88,8 @@ export function registerAccountRoutes(
     exempt: true,
     schema: { body: passwordChange },
     handler: async (req, res, { body }) => {
-      if (!sameOrigin(req, ctx.core.APP_BASE_URL)) throw authErrors.create('auth.origin.mismatch');
-      const token = readSessionCookie(req, cookie);
-      const verified = token ? await ctx.sessions.verify(token) : null;
-      if (!verified?.ok) throw authErrors.create('auth.session.missing');
-      const user = await userStore.findById(ctx.db.pool, verified.identity.sub);
+      const identity = await sessions.fromCookie(req, { changes: true });
+      const user = await userStore.findById(ctx.db.pool, identity.sub);
       if (!user?.passwordHash || user.disabledAt !== null) throw authErrors.create('auth.session.missing');
       // 000 mode table: in oidc mode the password endpoints are closed but to break-glass admins.
       const allowed =
@@ -134,7 +111,7 @@ export function registerAccountRoutes(
       // 000 Authentication 7: the current session stays, every other session of the user is revoked.
       const revoked = await ctx.db.transaction(async (tx) => {
         await userStore.setPasswordHash(tx, user.id, hash);
-        return sessionStore.revokeAllForUser(tx, user.id, 'password changed', verified.identity.sid);
+        return sessionStore.revokeAllForUser(tx, user.id, 'password changed', identity.sid);
       });
       const where = { requestId: req.gatehouse.id, ip: req.ip ?? null };
       ctx.audit.writeLater({

@@ -4,7 +4,7 @@ import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
 import type { SessionIdentity } from '../../../../gateway/src/gate/session-verifier.ts';
 import type { AuthEnv } from '../config.ts';
 import { authErrors } from '../error-codes.ts';
-import { readSessionCookie, sameOrigin } from '../http/session-cookie.ts';
+import { webSessions } from '../http/web-session.ts';
 import { PASSWORD_FLOOR, PASSWORD_MAX } from '../policy/password-policy.ts';
 import { sessionStore } from '../store/session-store.ts';
 import { userStore, type UserRow } from '../store/user-store.ts';
@@ -31,17 +31,10 @@ function view(user: UserRow) {
  * a cookie-authenticated change must also come from APP_BASE_URL's origin.
  */
 export function registerAdminRoutes(ctx: PluginContext<AuthEnv>): void {
-  const cookie = ctx.sessions.cookieName;
+  const sessions = webSessions(ctx);
 
   const admin = async (req: Request, changes: boolean): Promise<SessionIdentity> => {
-    let identity = req.identity;
-    if (!identity) {
-      const token = readSessionCookie(req, cookie);
-      const verified = token ? await ctx.sessions.verify(token) : null;
-      if (!verified?.ok) throw authErrors.create('auth.session.missing');
-      if (changes && !sameOrigin(req, ctx.core.APP_BASE_URL)) throw authErrors.create('auth.origin.mismatch');
-      identity = verified.identity;
-    }
+    const identity = req.identity ?? (await sessions.fromCookie(req, { changes }));
     // Roles are read from the account, not from the token: a role revoked a minute ago is gone now.
     const account = await userStore.findById(ctx.db.pool, identity.sub);
     if (

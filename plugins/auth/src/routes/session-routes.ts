@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { isDevelopment } from '../../../../gateway/src/config/core-config.ts';
 import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
 import type { AuthEnv } from '../config.ts';
 import { authErrors } from '../error-codes.ts';
-import { readSessionCookie, sameOrigin, sessionCookieOptions } from '../http/session-cookie.ts';
+import { readSessionCookie } from '../http/session-cookie.ts';
+import { webSessions } from '../http/web-session.ts';
 import type { createLoginService } from '../service/login.ts';
 import type { Throttle } from '../service/throttle.ts';
 import type { AttemptScope } from '../store/attempt-store.ts';
@@ -24,9 +24,7 @@ export function registerSessionRoutes(
   ctx: PluginContext<AuthEnv>,
   deps: { login: ReturnType<typeof createLoginService>; throttle: Throttle },
 ): void {
-  const ttl = ctx.config.SESSION_TTL_SECONDS;
-  const cookie = ctx.sessions.cookieName;
-  const cookieOptions = sessionCookieOptions(ctx.core.APP_BASE_URL, isDevelopment(ctx.core), ttl);
+  const sessions = webSessions(ctx);
 
   ctx.routes.add({
     method: 'POST',
@@ -54,24 +52,13 @@ export function registerSessionRoutes(
       }
       const { user } = result;
       await deps.throttle.succeeded('login:account', body.email.toLowerCase());
-      const session = await sessionStore.create(ctx.db.pool, {
-        userId: user.id,
-        ttlSeconds: ttl,
-        userAgent: req.get('user-agent') ?? null,
-        ip: req.ip ?? null,
-        now: ctx.clock.now(),
-      });
-      const token = await ctx.sessions.issue(
-        { sub: user.id, email: user.email, roles: user.roles, sid: session.id },
-        ttl,
-      );
+      const session = await sessions.start(req, res, user);
       ctx.audit.writeLater({
         kind: 'auth.login.success',
         actor: user.id,
         ...where,
         payload: { method: 'password' },
       });
-      res.cookie(cookie, token, cookieOptions);
       res
         .status(200)
         .json({ user: { id: user.id, email: user.email, roles: user.roles }, expiresAt: session.expiresAt });
@@ -85,7 +72,8 @@ export function registerSessionRoutes(
     exempt: true,
     handler: async (req, res) => {
       const header = req.headers['x-forwarded-session'];
-      const token = readSessionCookie(req, cookie) ?? (typeof header === 'string' ? header : undefined);
+      const token =
+        readSessionCookie(req, sessions.cookieName) ?? (typeof header === 'string' ? header : undefined);
       const result = token ? await ctx.sessions.verify(token) : null;
       if (!result?.ok) throw authErrors.create('auth.session.missing');
       res.json({ identity: result.identity });
@@ -97,20 +85,18 @@ export function registerSessionRoutes(
     path: '/api/v1/auth/logout',
     exempt: true,
     handler: async (req, res) => {
-      if (!sameOrigin(req, ctx.core.APP_BASE_URL)) throw authErrors.create('auth.origin.mismatch');
-      const token = readSessionCookie(req, cookie);
-      const result = token ? await ctx.sessions.verify(token) : null;
-      if (!result?.ok || result.identity.sid === null) throw authErrors.create('auth.session.missing');
-      if (await sessionStore.revoke(ctx.db.pool, result.identity.sid, 'logout')) {
+      const identity = await sessions.fromCookie(req, { changes: true });
+      if (identity.sid === null) throw authErrors.create('auth.session.missing');
+      if (await sessionStore.revoke(ctx.db.pool, identity.sid, 'logout')) {
         ctx.audit.writeLater({
           kind: 'auth.session.revoked',
-          actor: result.identity.sub,
+          actor: identity.sub,
           requestId: req.gatehouse.id,
           ip: req.ip ?? null,
           payload: { reason: 'logout' },
         });
       }
-      res.clearCookie(cookie, { ...cookieOptions, maxAge: undefined });
+      res.clearCookie(sessions.cookieName, { ...sessions.cookieOptions, maxAge: undefined });
       res.status(204).end();
     },
   });

@@ -1,0 +1,60 @@
+import type { Request, Response } from 'express';
+import { isDevelopment } from '../../../../gateway/src/config/core-config.ts';
+import type { SessionIdentity } from '../../../../gateway/src/gate/session-verifier.ts';
+import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
+import type { AuthEnv } from '../config.ts';
+import { authErrors } from '../error-codes.ts';
+import { sessionStore } from '../store/session-store.ts';
+import type { UserRow } from '../store/user-store.ts';
+import { readSessionCookie, sameOrigin, sessionCookieOptions } from './session-cookie.ts';
+
+/**
+ * The browser side of sessions, shared by the routes: start one (server-side row, Auth.js token, cookie)
+ * and find the one a request's cookie carries.
+ */
+export function webSessions(ctx: PluginContext<AuthEnv>) {
+  const ttl = ctx.config.SESSION_TTL_SECONDS;
+  const cookieName = ctx.sessions.cookieName;
+  const cookieOptions = sessionCookieOptions(ctx.core.APP_BASE_URL, isDevelopment(ctx.core), ttl);
+  return {
+    cookieName,
+    cookieOptions,
+
+    /** Creates the server-side session and sets its cookie; returns the row's expiry. */
+    async start(
+      req: Request,
+      res: Response,
+      user: Pick<UserRow, 'id' | 'email' | 'roles'>,
+    ): Promise<{ expiresAt: Date }> {
+      const session = await sessionStore.create(ctx.db.pool, {
+        userId: user.id,
+        ttlSeconds: ttl,
+        userAgent: req.get('user-agent') ?? null,
+        ip: req.ip ?? null,
+        now: ctx.clock.now(),
+      });
+      const token = await ctx.sessions.issue(
+        { sub: user.id, email: user.email, roles: user.roles, sid: session.id },
+        ttl,
+      );
+      res.cookie(cookieName, token, cookieOptions);
+      return session;
+    },
+
+    /**
+     * The identity of the request's session cookie, verified like gate layer 2 (revocation included);
+     * 401 `auth.session.missing` without one. `changes`: the request changes state, so it must also come
+     * from APP_BASE_URL's origin (DECISIONS.md, "Sessions").
+     */
+    async fromCookie(req: Request, options: { changes: boolean }): Promise<SessionIdentity> {
+      if (options.changes && !sameOrigin(req, ctx.core.APP_BASE_URL))
+        throw authErrors.create('auth.origin.mismatch');
+      const token = readSessionCookie(req, cookieName);
+      const verified = token ? await ctx.sessions.verify(token) : null;
+      if (!verified?.ok) throw authErrors.create('auth.session.missing');
+      return verified.identity;
+    },
+  };
+}
+
+export type WebSessions = ReturnType<typeof webSessions>;
