@@ -3,20 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { gateEnv, sign } from './helpers/gate.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { postJson, problemCode, sessionCookieOf } from './helpers/http.ts';
 
 const APP = 'http://localhost:3000';
 let db: TestDatabase;
 let gateway: TestGateway;
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${gateway.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-const cookieOf = (res: Response) =>
-  /^authjs\.session-token=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1] ?? '';
-const code = async (res: Response) => ((await res.json()) as { code: string }).code;
+  postJson(gateway.url, path, body, headers);
+const cookieOf = sessionCookieOf;
+const code = problemCode;
 
 beforeAll(async () => {
   db = await createTestDatabase();

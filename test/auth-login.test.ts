@@ -6,6 +6,7 @@ import { userStore } from '../plugins/auth/src/store/user-store.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { gateEnv, sign } from './helpers/gate.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { sessionCookieOf } from './helpers/http.ts';
 
 const APP = 'http://localhost:3000';
 let db: TestDatabase;
@@ -24,8 +25,7 @@ const login = (gw: TestGateway, email: string, password: string, headers: Record
     body: JSON.stringify({ email, password }),
   });
 
-const cookieOf = (res: Response) =>
-  /^authjs\.session-token=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1] ?? '';
+const cookieOf = sessionCookieOf;
 
 beforeAll(async () => {
   db = await createTestDatabase();
