@@ -4,7 +4,7 @@ import type { AuthEnv } from '../config.ts';
 import type { AuthDeployment } from '../deployment/validate.ts';
 import { authErrors } from '../error-codes.ts';
 import { webSessions } from '../http/web-session.ts';
-import { checkPassword, type PolicyViolation } from '../policy/password-policy.ts';
+import { createNewPasswordHasher } from '../service/new-password.ts';
 import type { PasswordHasher } from '../service/password-hasher.ts';
 import type { Throttle } from '../service/throttle.ts';
 import type { AttemptScope } from '../store/attempt-store.ts';
@@ -20,16 +20,6 @@ const passwordChange = z.object({
   newPassword: z.string().min(1).max(1024),
 });
 
-/** A policy violation as the 400 it is: the first rule's code, every broken rule listed (issue 4, point 5). */
-function policyError(violations: readonly PolicyViolation[]) {
-  const [first, ...rest] = violations;
-  if (!first) throw new Error('policyError needs at least one violation');
-  return authErrors.create(first.code, {
-    detail: [first, ...rest].map((v) => v.message).join('; '),
-    extensions: { violations: violations.map((v) => v.code) },
-  });
-}
-
 /** Self-registration (000 "Endpoints", mode table) and password change (000 Authentication 7). */
 export function registerAccountRoutes(
   ctx: PluginContext<AuthEnv>,
@@ -41,6 +31,11 @@ export function registerAccountRoutes(
   },
 ): void {
   const sessions = webSessions(ctx);
+  const newPasswordHash = createNewPasswordHasher({
+    db: ctx.db,
+    hasher: deps.hasher,
+    denylist: deps.denylist,
+  });
 
   ctx.routes.add({
     method: 'POST',
@@ -56,16 +51,7 @@ export function registerAccountRoutes(
       const keys: Array<[AttemptScope, string]> = [['register:ip', req.ip ?? 'unknown']];
       await deps.throttle.check(keys);
       await deps.throttle.failed(keys);
-      const policy = checkPassword(
-        {
-          password: body.password,
-          email: body.email,
-          minLength: await userStore.passwordMinLength(ctx.db.pool),
-        },
-        deps.denylist,
-      );
-      if (!policy.ok) throw policyError(policy.violations);
-      const hash = await deps.hasher.hash(policy.password);
+      const hash = await newPasswordHash(body.password, body.email);
       // The unique index decides between concurrent registrations of one email: exactly one wins.
       const created = await userStore.insertLocal(ctx.db.pool, body.email, hash);
       if (!created) throw authErrors.create('auth.register.email_taken');
@@ -98,16 +84,7 @@ export function registerAccountRoutes(
       if (!allowed) throw authErrors.create('auth.password.disabled');
       if (!(await deps.hasher.verify(user.passwordHash, body.currentPassword)))
         throw authErrors.create('auth.password.current_wrong');
-      const policy = checkPassword(
-        {
-          password: body.newPassword,
-          email: user.email,
-          minLength: await userStore.passwordMinLength(ctx.db.pool),
-        },
-        deps.denylist,
-      );
-      if (!policy.ok) throw policyError(policy.violations);
-      const hash = await deps.hasher.hash(policy.password);
+      const hash = await newPasswordHash(body.newPassword, user.email);
       // 000 Authentication 7: the current session stays, every other session of the user is revoked.
       const revoked = await ctx.db.transaction(async (tx) => {
         await userStore.setPasswordHash(tx, user.id, hash);

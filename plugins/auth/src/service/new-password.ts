@@ -1,0 +1,32 @@
+import type { Database } from '../../../../gateway/src/db/database.ts';
+import { authErrors } from '../error-codes.ts';
+import { checkPassword, type PolicyViolation } from '../policy/password-policy.ts';
+import { userStore } from '../store/user-store.ts';
+import type { PasswordHasher } from './password-hasher.ts';
+
+/** A policy violation as the 400 it is: the first rule's code, every broken rule listed (issue 4, point 5). */
+function policyError(violations: readonly PolicyViolation[]) {
+  const [first, ...rest] = violations;
+  if (!first) throw new Error('policyError needs at least one violation');
+  return authErrors.create(first.code, {
+    detail: [first, ...rest].map((v) => v.message).join('; '),
+    extensions: { violations: violations.map((v) => v.code) },
+  });
+}
+
+/**
+ * Setting a password (registration, password change): the policy with the admin's current minimum, then
+ * the argon2id hash of the NFKC-normalised password. A violation throws the 400.
+ */
+export function createNewPasswordHasher(deps: {
+  db: Database;
+  hasher: PasswordHasher;
+  denylist: ReadonlySet<string>;
+}) {
+  return async (password: string, email: string): Promise<string> => {
+    const minLength = await userStore.passwordMinLength(deps.db.pool);
+    const policy = checkPassword({ password, email, minLength }, deps.denylist);
+    if (!policy.ok) throw policyError(policy.violations);
+    return deps.hasher.hash(policy.password);
+  };
+}
