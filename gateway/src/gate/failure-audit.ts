@@ -1,10 +1,14 @@
 import type { AuditWriter } from '../audit/audit-writer.ts';
 import type { Clock } from '../clock.ts';
 
-/** One gate failure, as the audit row describes it (DECISIONS.md, "API auth gate", "Audit"). */
+/**
+ * One authentication failure, as the audit row describes it (DECISIONS.md, "API auth gate", "Audit"):
+ * the gate's two layers, and plugins' own credentials (the KYC API key) through the same collapsing.
+ */
 export interface GateFailure {
-  kind: 'api.auth.hmac_failed' | 'api.auth.session_failed';
-  mode: 'warn' | 'enforce';
+  kind: `api.auth.${string}`;
+  /** The gate's API_AUTH_MODE; absent for credentials the gate does not own. */
+  mode?: 'warn' | 'enforce';
   reason: string;
   method: string;
   route: string;
@@ -54,7 +58,7 @@ export function createFailureAudit(options: {
       requestId,
       ip: failure.ip,
       payload: {
-        mode: failure.mode,
+        ...(failure.mode ? { mode: failure.mode } : {}),
         reason: failure.reason,
         method: failure.method,
         route: failure.route,

@@ -29,6 +29,11 @@ export interface RouteDefinition<P = Record<string, string>, Q = unknown, B = un
   exempt?: boolean;
   /** Writes an `api.access.sensitive` audit row for every call, not only writes. */
   sensitive?: boolean;
+  /**
+   * The route's own credential check (e.g. the KYC API key), run before schema validation: a caller
+   * that is not authenticated learns nothing about the request's shape. Throw a GatewayError to refuse.
+   */
+  authenticate?(req: Request, res: Response): void | Promise<void>;
   handler(req: Request, res: Response, input: RouteInput<P, Q, B>): unknown;
 }
 
@@ -140,6 +145,16 @@ function normalise(path: string): string {
  * handler runs, and a failure is one `validation.failed` error listing every issue.
  */
 function compileHandler(definition: RouteDefinition): (req: Request, res: Response) => unknown {
+  const validated = compileValidation(definition);
+  const authenticate = definition.authenticate;
+  if (!authenticate) return validated;
+  return (req, res) => {
+    const done = authenticate(req, res);
+    return done instanceof Promise ? done.then(() => validated(req, res)) : validated(req, res);
+  };
+}
+
+function compileValidation(definition: RouteDefinition): (req: Request, res: Response) => unknown {
   const schema = definition.schema;
   if (!schema) {
     // Without a query schema `input.query` stays undefined: Express 5 parses `req.query` lazily on access,

@@ -1,19 +1,89 @@
+import { createFailureAudit } from '../../../gateway/src/gate/failure-audit.ts';
+import { migrationsDir } from '../../../gateway/src/plugin/migrations-dir.ts';
 import { definePlugin } from '../../../gateway/src/plugin/types.ts';
+import { registerAdminRoutes } from './api/admin-routes.ts';
+import { apiKeyAuthentication } from './api/key-auth.ts';
+import { registerTenantRoutes } from './api/tenant-routes.ts';
+import { kycCommands } from './cli/commands.ts';
 import { kycConfigSchema } from './config.ts';
 import { kycErrors } from './error-codes.ts';
+import { manualProvider } from './providers/manual.ts';
+import type { VerificationProvider } from './providers/provider.ts';
+import { sandboxProvider } from './providers/sandbox.ts';
+import { createKeyAuthenticator } from './service/api-keys.ts';
+import { createRateLimiter } from './service/rate-limiter.ts';
+import { createTenantService } from './service/tenants.ts';
+import { createVerificationService } from './service/verifications.ts';
+import { startWorker } from './service/worker.ts';
+import { idempotencyStore } from './store/idempotency-store.ts';
 
 /**
- * Identity verification API for API-key tenants (document 001).
- *
- * Registered with the core so GATEWAY_PLUGINS can name it; its routes, tables and settings arrive with
- * the issue that builds it.
+ * Identity verification API for API-key tenants (document 001; DECISIONS.md, "Identity verification"):
+ * tenants and keys, initiate and status, the verification lifecycle behind pluggable providers,
+ * billable quota, idempotency, rate limits, webhooks, and the OpenAPI document with its explorer.
  */
 export const kycPlugin = definePlugin({
   id: 'kyc',
   dependsOn: [],
   config: kycConfigSchema,
+  migrations: migrationsDir('kyc'),
   errors: kycErrors,
-  register(ctx) {
-    ctx.logger.debug('kyc plugin registered (no routes yet)');
+  commands: kycCommands,
+  async register(ctx) {
+    const config = ctx.config;
+    const providers = new Map<string, VerificationProvider>(
+      [sandboxProvider({ delayMs: config.KYC_SANDBOX_DELAY_MS }), manualProvider()].map((p) => [p.id, p]),
+    );
+    const verifications = createVerificationService({
+      db: ctx.db,
+      clock: ctx.clock,
+      providers,
+      onStatusChange: [],
+    });
+    const tenants = createTenantService({ db: ctx.db, clock: ctx.clock, audit: ctx.audit });
+
+    const keys = await createKeyAuthenticator({ db: ctx.db, clock: ctx.clock, logger: ctx.logger });
+    ctx.hooks.onClose(() => keys.stop());
+    const failures = createFailureAudit({ audit: ctx.audit, clock: ctx.clock });
+    const sweep = setInterval(() => failures.sweep(), 5_000);
+    sweep.unref();
+    ctx.hooks.onClose(() => {
+      clearInterval(sweep);
+      failures.flush();
+    });
+    const authenticate = apiKeyAuthentication({
+      keys,
+      limiter: createRateLimiter({
+        db: ctx.db,
+        clock: ctx.clock,
+        limit: config.KYC_RATE_LIMIT,
+        windowSeconds: config.KYC_RATE_LIMIT_WINDOW_SECONDS,
+      }),
+      failures,
+      windowSeconds: config.KYC_RATE_LIMIT_WINDOW_SECONDS,
+    });
+
+    registerTenantRoutes(ctx.routes, { authenticate, verifications, db: ctx.db, clock: ctx.clock });
+    registerAdminRoutes(ctx, { tenants, verifications, keys });
+
+    const worker = startWorker({
+      intervalMs: config.KYC_WORKER_INTERVAL_MS,
+      logger: ctx.logger,
+      tasks: [
+        { name: 'provider steps', batch: 20, run: () => verifications.runDueSteps(20) },
+        { name: 'expiry', batch: 100, run: () => verifications.expireOverdue(100) },
+        {
+          name: 'sweep',
+          run: async () => {
+            const now = ctx.clock.now();
+            await ctx.db.query('DELETE FROM kyc_rate_windows WHERE window_start < $1', [
+              new Date(now.getTime() - 86_400_000),
+            ]);
+            return idempotencyStore.sweep(ctx.db.pool, now);
+          },
+        },
+      ],
+    });
+    ctx.hooks.onClose(() => worker.stop());
   },
 });

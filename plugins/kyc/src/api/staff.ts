@@ -1,0 +1,28 @@
+import type { Request } from 'express';
+import type { SessionIdentity } from '../../../../gateway/src/gate/session-verifier.ts';
+import { SESSION_HEADER } from '../../../../gateway/src/gate/gate.ts';
+import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
+import { kycErrors } from '../error-codes.ts';
+
+const KYC_ADMIN_ROLES = ['*', 'kyc:admin'];
+
+/**
+ * Who is calling an admin route: the identity gate layer 2 verified, or (while API_AUTH_MODE is
+ * `disabled` or `warn` and the gate did not establish one) the forwarded session verified here. Admin
+ * actions always need a verified staff identity holding `kyc:admin` or the wildcard admin role,
+ * whatever the gate's phase.
+ */
+export async function requireKycAdmin(
+  ctx: Pick<PluginContext<unknown>, 'sessions'>,
+  req: Request,
+): Promise<SessionIdentity> {
+  let identity = req.identity;
+  if (!identity) {
+    const header = req.headers[SESSION_HEADER];
+    const result = await ctx.sessions.verify(typeof header === 'string' ? header : undefined);
+    if (result.ok) identity = result.identity;
+  }
+  if (!identity) throw kycErrors.create('kyc.admin.unauthenticated');
+  if (!identity.roles.some((role) => KYC_ADMIN_ROLES.includes(role))) throw kycErrors.create('kyc.forbidden');
+  return identity;
+}

@@ -1,0 +1,70 @@
+import type { Request, Response } from 'express';
+import type { Database } from '../../../../gateway/src/db/database.ts';
+import type { Clock } from '../../../../gateway/src/clock.ts';
+import type { RouteRegistrar } from '../../../../gateway/src/plugin/route-table.ts';
+import { kycErrors } from '../error-codes.ts';
+import type { VerificationService } from '../service/verifications.ts';
+import { tenantStore } from '../store/tenant-store.ts';
+import { usageOf } from '../service/tenants.ts';
+import { apiKeyOf } from './key-auth.ts';
+import { IDEMPOTENCY_KEY_PATTERN, InitiateRequestSchema, VerificationIdParamsSchema } from './schemas.ts';
+
+/**
+ * The tenant-facing API (document 001; DECISIONS.md, "Identity verification"). Exempt from the two-layer
+ * gate: tenants authenticate with `X-Api-Key` in each route's `authenticate` step.
+ */
+export function registerTenantRoutes(
+  routes: RouteRegistrar,
+  deps: {
+    authenticate: (req: Request, res: Response) => Promise<void>;
+    verifications: VerificationService;
+    db: Database;
+    clock: Clock;
+  },
+): void {
+  routes.add({
+    method: 'POST',
+    path: '/api/v1/kyc/initiate',
+    exempt: true,
+    authenticate: deps.authenticate,
+    schema: { body: InitiateRequestSchema },
+    handler: async (req, res, { body }) => {
+      const header = req.headers['idempotency-key'];
+      if (header !== undefined && (typeof header !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(header))) {
+        throw kycErrors.create('kyc.idempotency_key.invalid');
+      }
+      const result = await deps.verifications.initiate({
+        key: apiKeyOf(req),
+        request: body,
+        idempotencyKey: header,
+      });
+      if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
+      res.setHeader('Location', `/api/v1/kyc/${result.body.id}`);
+      res.status(result.status).json(result.body);
+    },
+  });
+
+  // Declared before `/:id` reads as a route of its own; the router prefers the static segment anyway.
+  routes.add({
+    method: 'GET',
+    path: '/api/v1/kyc/usage',
+    exempt: true,
+    authenticate: deps.authenticate,
+    handler: async (req, res) => {
+      const tenant = await tenantStore.findById(deps.db.pool, apiKeyOf(req).tenant.id);
+      if (!tenant) throw kycErrors.create('kyc.api_key.invalid');
+      res.json(await usageOf(deps.db, tenant, deps.clock.now()));
+    },
+  });
+
+  routes.add({
+    method: 'GET',
+    path: '/api/v1/kyc/:id',
+    exempt: true,
+    authenticate: deps.authenticate,
+    schema: { params: VerificationIdParamsSchema },
+    handler: async (req, res, { params }) => {
+      res.json(await deps.verifications.get(apiKeyOf(req).tenant.id, params.id));
+    },
+  });
+}

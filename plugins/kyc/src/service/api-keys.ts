@@ -1,0 +1,139 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { Clock } from '../../../../gateway/src/clock.ts';
+import type { Database } from '../../../../gateway/src/db/database.ts';
+import { listen, type Listener } from '../../../../gateway/src/db/listener.ts';
+import type { Logger } from '../../../../gateway/src/logger.ts';
+import { keyStore, type KeyWithTenant } from '../store/key-store.ts';
+
+/** Binding prefixes (DECISIONS.md, "API keys"): a sandbox key visibly differs from a live one. */
+export const SANDBOX_PREFIX = 'kyc_sandbox_';
+export const LIVE_PREFIX = 'kyc_live_';
+/** NOTIFY channel: a key (payload `key:<id>`) or a whole tenant (`tenant:<id>`) changed. */
+export const KEY_CHANNEL = 'kyc_keys_changed';
+
+const KEY_PATTERN = /^kyc_(sandbox|live)_[A-Za-z0-9_-]{32}$/;
+
+export interface NewKey {
+  /** Shown once, never stored. */
+  key: string;
+  hash: Buffer;
+  /** Prefix plus four characters: enough for an admin to tell keys apart, useless to an attacker. */
+  displayPrefix: string;
+}
+
+/** A new key: 192 random bits after the prefix. */
+export function generateKey(sandbox: boolean): NewKey {
+  const prefix = sandbox ? SANDBOX_PREFIX : LIVE_PREFIX;
+  const key = prefix + randomBytes(24).toString('base64url');
+  return { key, hash: hashKey(key), displayPrefix: key.slice(0, prefix.length + 4) };
+}
+
+export function hashKey(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+export type KeyFailure = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired';
+export type KeyCheck = { ok: true; key: KeyWithTenant } | { ok: false; reason: KeyFailure };
+
+export interface KeyAuthenticator {
+  check(presented: string | undefined): Promise<KeyCheck>;
+  /** Drops cached entries on this replica now (the NOTIFY reaches the others). */
+  forget(target: { keyId?: string; tenantId?: string }): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Authenticates `X-Api-Key` (DECISIONS.md, binding): looked up by SHA-256 hash, the stored hash compared in
+ * constant time, revoked and expired keys refused.
+ *
+ * Found keys are cached in memory (bounded, 60 s at most) so a tenant polling a status does not cost a
+ * query per request. The cache is only trusted while this replica LISTENs on `kyc_keys_changed`, which
+ * every revocation and tenant change NOTIFYs on commit: a key revoked on any replica, or by the CLI, is
+ * refused everywhere as soon as the notification arrives. While the listener is down, every request reads
+ * the database. `last_used_at` is written in batches every 30 s.
+ */
+export async function createKeyAuthenticator(deps: {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+}): Promise<KeyAuthenticator> {
+  const cache = new LRUCache<string, { entry: KeyWithTenant; at: number }>({ max: 10_000 });
+  const used = new Set<string>();
+  const TTL_MS = 60_000;
+
+  const listener: Listener = await listen({
+    db: deps.db,
+    logger: deps.logger,
+    channels: [KEY_CHANNEL],
+    onNotify: (_channel, payload) => forget(parseTarget(payload)),
+    onConnected: () => cache.clear(),
+    onDisconnected: () => cache.clear(),
+  });
+
+  function forget(target: { keyId?: string; tenantId?: string }): void {
+    for (const [hash, { entry }] of cache.entries()) {
+      if (entry.keyId === target.keyId || entry.tenant.id === target.tenantId) cache.delete(hash);
+    }
+  }
+
+  const flush = async () => {
+    if (used.size === 0) return;
+    const ids = [...used];
+    used.clear();
+    await keyStore.touch(deps.db.pool, ids, deps.clock.now()).catch((err: unknown) => {
+      deps.logger.warn({ err: { message: (err as Error).message } }, 'kyc: recording key use failed');
+    });
+  };
+  const timer = setInterval(() => void flush(), 30_000);
+  timer.unref();
+
+  const lookup = async (hash: Buffer): Promise<KeyWithTenant | null> => {
+    const cacheKey = hash.toString('base64');
+    const now = deps.clock.nowMs();
+    const cached = listener.connected ? cache.get(cacheKey) : undefined;
+    if (cached && now - cached.at < TTL_MS) return cached.entry;
+    const found = await keyStore.findByHash(deps.db.pool, hash);
+    if (found && listener.connected) cache.set(cacheKey, { entry: found, at: now });
+    return found;
+  };
+
+  return {
+    async check(presented) {
+      if (presented === undefined || presented === '') return { ok: false, reason: 'missing' };
+      if (!KEY_PATTERN.test(presented)) return { ok: false, reason: 'malformed' };
+      const hash = hashKey(presented);
+      const found = await lookup(hash);
+      // The index found the row by hash; the comparison itself is constant-time as well.
+      if (!found || !timingSafeEqual(found.keyHash, hash)) return { ok: false, reason: 'unknown' };
+      if (found.revokedAt !== null) return { ok: false, reason: 'revoked' };
+      if (found.expiresAt !== null && found.expiresAt.getTime() <= deps.clock.nowMs()) {
+        return { ok: false, reason: 'expired' };
+      }
+      used.add(found.keyId);
+      return { ok: true, key: found };
+    },
+    forget,
+    async stop() {
+      clearInterval(timer);
+      await flush();
+      await listener.stop();
+    },
+  };
+}
+
+function parseTarget(payload: string): { keyId?: string; tenantId?: string } {
+  const [kind, id] = payload.split(':');
+  if (kind === 'key' && id) return { keyId: id };
+  if (kind === 'tenant' && id) return { tenantId: id };
+  return {};
+}
+
+/** Statement that tells every replica to drop a cached key or tenant; run inside the changing transaction. */
+export function notifyKeyChange(target: { keyId: string } | { tenantId: string }): {
+  text: string;
+  values: string[];
+} {
+  const payload = 'keyId' in target ? `key:${target.keyId}` : `tenant:${target.tenantId}`;
+  return { text: `SELECT pg_notify('${KEY_CHANNEL}', $1)`, values: [payload] };
+}
