@@ -105,10 +105,7 @@ describe('KYC API with CLI-made tenants and keys', () => {
     await expect.poll(async () => (await statusOf(sandboxKey, created.id)).status).toBe('approved');
     const res = await fetch(`${gateway.url}/api/v1/admin/kyc/verifications/${created.id}/decision`, {
       method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(await import('./helpers/kyc.ts').then((m) => m.staffHeaders())),
-      },
+      headers: await staffHeaders(),
       body: JSON.stringify({ decision: 'rejected', reason: 'second thoughts' }),
     });
     expect(res.status).toBe(409);
