@@ -38,10 +38,13 @@ export function startKycGateway(options: {
 }
 
 /** Headers of a staff member with the kyc:admin role (the forwarded session the admin routes verify). */
-export async function staffHeaders(roles: string[] = ['kyc:admin']): Promise<Record<string, string>> {
+export async function staffHeaders(
+  roles: string[] = ['kyc:admin'],
+  maxAgeSeconds = 3600,
+): Promise<Record<string, string>> {
   return {
     'content-type': 'application/json',
-    'x-forwarded-session': await mintSession({ claims: { sub: 'reviewer-7', roles } }),
+    'x-forwarded-session': await mintSession({ claims: { sub: 'reviewer-7', roles }, maxAge: maxAgeSeconds }),
   };
 }
 

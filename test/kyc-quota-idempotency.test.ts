@@ -1,0 +1,173 @@
+/**
+ * Billable quota and Idempotency-Key on initiate (issue 5, points 4 and 5), with truly parallel requests
+ * against the real gateway and Postgres.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import type { TestGateway } from './helpers/gateway.ts';
+import { createKey, createTenant, startKycGateway, tenantCall } from './helpers/kyc.ts';
+
+let db: TestDatabase;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  gateway = await startKycGateway({ databaseUrl: db.url, env: { DATABASE_POOL_MAX: '20' } });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await db?.drop();
+});
+
+const body = (ref: string) => ({ type: 'INDIVIDUAL_KTP', subjectExternalRef: ref });
+const count = async (sql: string, values: unknown[]) =>
+  Number((await db.pool.query<{ n: string }>(sql, values)).rows[0]?.n);
+
+describe('billable quota', () => {
+  it('lets exactly 20 of 50 parallel live initiations through a quota of 20; the other 30 get 402', async () => {
+    const tenant = await createTenant(gateway, { name: 'Live Co', quotaLimit: 20 });
+    const { key } = await createKey(gateway, tenant.id);
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        tenantCall(gateway, key, 'POST', '/api/v1/kyc/initiate', body(`s-${i}`)),
+      ),
+    );
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(30);
+    const refused = responses.find((r) => r.status === 402) as Response;
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await refused.json()).toMatchObject({ code: 'kyc.quota_exhausted', status: 402 });
+    expect(await count('SELECT count(*) AS n FROM kyc_verifications WHERE tenant_id = $1', [tenant.id])).toBe(
+      20,
+    );
+    const usage = await (await tenantCall(gateway, key, 'GET', '/api/v1/kyc/usage')).json();
+    expect(usage).toMatchObject({
+      sandbox: false,
+      period: { kind: 'month' },
+      quota: { limit: 20, used: 20, remaining: 0 },
+      initiations: { total: 20, billable: 20 },
+    });
+  });
+
+  it('lets a sandbox tenant with quota 0 initiate freely, and its usage shows nothing billable', async () => {
+    const tenant = await createTenant(gateway, { name: 'Sandbox Co', sandbox: true, quotaLimit: 0 });
+    const { key } = await createKey(gateway, tenant.id);
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        tenantCall(gateway, key, 'POST', '/api/v1/kyc/initiate', body(`x-${i}`)),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(10).fill(201));
+    const usage = await (await tenantCall(gateway, key, 'GET', '/api/v1/kyc/usage')).json();
+    expect(usage).toMatchObject({
+      sandbox: true,
+      quota: { limit: 0, used: 0, remaining: 0 },
+      initiations: { total: 10, billable: 0 },
+    });
+  });
+});
+
+describe('Idempotency-Key on initiate', () => {
+  let key: string;
+  let tenantId: string;
+  beforeAll(async () => {
+    const tenant = await createTenant(gateway, { name: 'Idem Co', quotaLimit: 100 });
+    tenantId = tenant.id;
+    key = (await createKey(gateway, tenant.id)).key;
+  });
+
+  it('replays the original response (status and body) for the same key and body, without a second verification', async () => {
+    const headers = { 'idempotency-key': 'order-1' };
+    const first = await tenantCall(gateway, key, 'POST', '/api/v1/kyc/initiate', body('idem-1'), headers);
+    expect(first.status).toBe(201);
+    const firstBody = await first.json();
+    const again = await tenantCall(gateway, key, 'POST', '/api/v1/kyc/initiate', body('idem-1'), headers);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.json()).toEqual(firstBody);
+    expect(
+      await count(
+        'SELECT count(*) AS n FROM kyc_verifications WHERE tenant_id = $1 AND subject_external_ref = $2',
+        [tenantId, 'idem-1'],
+      ),
+    ).toBe(1);
+    // One unit of quota, not two.
+    const usage = (await (await tenantCall(gateway, key, 'GET', '/api/v1/kyc/usage')).json()) as {
+      quota: { used: number };
+    };
+    expect(usage.quota.used).toBe(1);
+  });
+
+  it('answers 422 kyc.idempotency_mismatch for the same key with another body, writing nothing', async () => {
+    const headers = { 'idempotency-key': 'order-2' };
+    expect(
+      (await tenantCall(gateway, key, 'POST', '/api/v1/kyc/initiate', body('idem-2'), headers)).status,
+    ).toBe(201);
+    const before = await count('SELECT count(*) AS n FROM kyc_verifications WHERE tenant_id = $1', [
+      tenantId,
+    ]);
+    const other = await tenantCall(
+      gateway,
+      key,
+      'POST',
+      '/api/v1/kyc/initiate',
+      body('idem-2-other'),
+      headers,
+    );
+    expect(other.status).toBe(422);
+    expect(await other.json()).toMatchObject({ code: 'kyc.idempotency_mismatch' });
+    expect(await count('SELECT count(*) AS n FROM kyc_verifications WHERE tenant_id = $1', [tenantId])).toBe(
+      before,
+    );
+  });
+
+  it('makes one verification of 20 concurrent duplicates, all answered with the same body', async () => {
+    const headers = { 'idempotency-key': 'order-3' };
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        tenantCall(gateway, key, 'POST', '/api/v1/kyc/initiate', body('idem-3'), headers),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
+    const ids = new Set(
+      await Promise.all(responses.map(async (r) => ((await r.json()) as { id: string }).id)),
+    );
+    expect(ids.size).toBe(1);
+    expect(
+      await count(
+        'SELECT count(*) AS n FROM kyc_verifications WHERE tenant_id = $1 AND subject_external_ref = $2',
+        [tenantId, 'idem-3'],
+      ),
+    ).toBe(1);
+  });
+
+  it('keeps keys per tenant: another tenant may use the same Idempotency-Key', async () => {
+    const other = await createTenant(gateway, { name: 'Other Co', sandbox: true });
+    const otherKey = (await createKey(gateway, other.id)).key;
+    const headers = { 'idempotency-key': 'order-1' };
+    const res = await tenantCall(
+      gateway,
+      otherKey,
+      'POST',
+      '/api/v1/kyc/initiate',
+      body('idem-other'),
+      headers,
+    );
+    expect(res.status).toBe(201);
+    expect(res.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('refuses a malformed Idempotency-Key with 400 and writes nothing', async () => {
+    const res = await tenantCall(gateway, key, 'POST', '/api/v1/kyc/initiate', body('idem-bad'), {
+      'idempotency-key': 'x'.repeat(256),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'kyc.idempotency_key.invalid' });
+    expect(
+      await count('SELECT count(*) AS n FROM kyc_verifications WHERE subject_external_ref = $1', [
+        'idem-bad',
+      ]),
+    ).toBe(0);
+  });
+});
