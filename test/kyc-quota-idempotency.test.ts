@@ -41,7 +41,7 @@ describe('billable quota', () => {
     expect(await count('SELECT count(*) AS n FROM kyc_verifications WHERE tenant_id = $1', [tenant.id])).toBe(
       20,
     );
-    const usage = await (await tenantCall(gateway, key, 'GET', '/api/v1/kyc/usage')).json();
+    const usage = (await (await tenantCall(gateway, key, 'GET', '/api/v1/kyc/usage')).json()) as unknown;
     expect(usage).toMatchObject({
       sandbox: false,
       period: { kind: 'month' },
@@ -59,7 +59,7 @@ describe('billable quota', () => {
       ),
     );
     expect(responses.map((r) => r.status)).toEqual(Array(10).fill(201));
-    const usage = await (await tenantCall(gateway, key, 'GET', '/api/v1/kyc/usage')).json();
+    const usage = (await (await tenantCall(gateway, key, 'GET', '/api/v1/kyc/usage')).json()) as unknown;
     expect(usage).toMatchObject({
       sandbox: true,
       quota: { limit: 0, used: 0, remaining: 0 },
@@ -81,7 +81,7 @@ describe('Idempotency-Key on initiate', () => {
     const headers = { 'idempotency-key': 'order-1' };
     const first = await tenantCall(gateway, key, 'POST', '/api/v1/kyc/initiate', body('idem-1'), headers);
     expect(first.status).toBe(201);
-    const firstBody = await first.json();
+    const firstBody = (await first.json()) as unknown;
     const again = await tenantCall(gateway, key, 'POST', '/api/v1/kyc/initiate', body('idem-1'), headers);
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');

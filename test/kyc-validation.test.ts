@@ -24,7 +24,9 @@ const TABLES = [
 async function rowCounts(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of TABLES) {
-    counts[table] = Number((await db.pool.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
+    counts[table] = Number(
+      (await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]?.n,
+    );
   }
   return counts;
 }
