@@ -64,7 +64,9 @@ export function registerTenantRoutes(
     authenticate: deps.authenticate,
     schema: { params: VerificationIdParamsSchema },
     handler: async (req, res, { params }) => {
-      res.json(await deps.verifications.get(apiKeyOf(req).tenant.id, params.id));
+      const json = await deps.verifications.getJson(apiKeyOf(req).tenant.id, params.id);
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.end(json);
     },
   });
 }

@@ -19,10 +19,9 @@ import type { KeyWithTenant } from '../store/key-store.ts';
 import { quotaStore } from '../store/quota-store.ts';
 import { tenantStore } from '../store/tenant-store.ts';
 import { verificationStore, type VerificationRow } from '../store/verification-store.ts';
+import { VERIFICATION_CHANNEL, type VerificationCache } from './verification-cache.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** NOTIFY channel: a verification changed status (payload: its id). */
-export const VERIFICATION_CHANNEL = 'kyc_verification_changed';
 
 /** One change of status, committed with the transaction that made it. */
 export interface StatusChange {
@@ -53,8 +52,16 @@ export function createVerificationService(deps: {
   clock: Clock;
   providers: ReadonlyMap<string, VerificationProvider>;
   onStatusChange: readonly StatusChangeListener[];
+  cache: VerificationCache;
 }) {
   const { db, clock } = deps;
+  /** Runs `work` in a transaction; the verifications it changed leave this replica's cache on commit. */
+  const changing = async <T>(work: (tx: pg.PoolClient, changed: string[]) => Promise<T>): Promise<T> => {
+    const changed: string[] = [];
+    const result = await db.transaction((tx) => work(tx, changed));
+    for (const id of changed) deps.cache.invalidate(id);
+    return result;
+  };
 
   /** Applies one transition to a locked row: state machine, row, history, listeners, NOTIFY. */
   const transition = async (
@@ -187,9 +194,18 @@ export function createVerificationService(deps: {
 
     /** A tenant's verification; another tenant's is "not found", never "forbidden" (no existence oracle). */
     async get(tenantId: string, id: string): Promise<VerificationView> {
-      const view = await verificationStore.view(db.pool, tenantId, id);
-      if (!view) throw kycErrors.create('kyc.verification.not_found');
-      return view;
+      const json = await this.getJson(tenantId, id);
+      return JSON.parse(json) as VerificationView;
+    },
+
+    /** The same, serialized: what the status route sends, from the cache when it is current. */
+    async getJson(tenantId: string, id: string): Promise<string> {
+      const json = await deps.cache.read(tenantId, id, async () => {
+        const view = await verificationStore.view(db.pool, tenantId, id);
+        return view ? JSON.stringify(view) : null;
+      });
+      if (json === null) throw kycErrors.create('kyc.verification.not_found');
+      return json;
     },
 
     /** A reviewer's (or a provider callback's) decision. */
@@ -198,7 +214,7 @@ export function createVerificationService(deps: {
       decision: Decision,
       options: { reason: string; actor: string },
     ): Promise<VerificationView> {
-      await db.transaction(async (tx) => {
+      await changing(async (tx, changed) => {
         const row = await verificationStore.lock(tx, id);
         if (!row) throw kycErrors.create('kyc.verification.not_found');
         if (!canTransition(row.status, decision)) {
@@ -212,13 +228,14 @@ export function createVerificationService(deps: {
           actor: options.actor,
           nextCheckAt: null,
         });
+        changed.push(id);
       });
       return (await verificationStore.viewById(db.pool, id)) as VerificationView;
     },
 
     /** One worker pass over due provider steps; returns how many verifications it moved on. */
     async runDueSteps(limit = 20): Promise<number> {
-      return db.transaction(async (tx) => {
+      return changing(async (tx, changed) => {
         const due = await verificationStore.lockDue(tx, clock.now(), limit);
         for (const row of due) {
           const provider = deps.providers.get(row.provider);
@@ -230,6 +247,7 @@ export function createVerificationService(deps: {
           const step =
             row.status === 'pending' ? await provider.start(row, now) : await provider.poll(row, now);
           await applyStep(tx, row, step);
+          changed.push(row.id);
         }
         return due.length;
       });
@@ -237,7 +255,7 @@ export function createVerificationService(deps: {
 
     /** Expires open verifications older than 7 days; returns how many. */
     async expireOverdue(limit = 100): Promise<number> {
-      return db.transaction(async (tx) => {
+      return changing(async (tx, changed) => {
         const overdue = await verificationStore.lockExpired(tx, clock.now(), limit);
         for (const row of overdue) {
           await transition(tx, row, 'expired', {
@@ -245,6 +263,7 @@ export function createVerificationService(deps: {
             actor: 'system',
             nextCheckAt: null,
           });
+          changed.push(row.id);
         }
         return overdue.length;
       });

@@ -31,7 +31,8 @@ export function startWorker(options: {
   const pass = async () => {
     for (const task of options.tasks) {
       try {
-        for (let round = 0; round < 10; round++) {
+        // A backlog drains in one pass (up to 50 full batches), not one batch per interval.
+        for (let round = 0; round < 50; round++) {
           const done = await task.run();
           if (stopped || task.batch === undefined || done < task.batch) break;
         }
