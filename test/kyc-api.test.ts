@@ -17,6 +17,8 @@ import {
 
 interface Verification {
   id: string;
+  createdAt: string;
+  expiresAt: string;
   status: string;
   sandbox: boolean;
   decisionReason: string | null;
@@ -77,6 +79,9 @@ describe('KYC API with CLI-made tenants and keys', () => {
       expect(created).toMatchObject({ status: 'pending', sandbox: true, subjectExternalRef: ref });
       await expect.poll(async () => (await statusOf(sandboxKey, created.id)).status).toBe(outcome);
       const done = await statusOf(sandboxKey, created.id);
+      // The 201 body and the status route describe the same record the same way.
+      expect(done).toMatchObject({ id: created.id, createdAt: created.createdAt, expiresAt: created.expiresAt });
+      expect(done.history[0]).toEqual(created.history[0]);
       expect(done.history.map((h) => [h.from, h.to])).toEqual([
         [null, 'pending'],
         ['pending', 'processing'],

@@ -135,6 +135,26 @@ export function createVerificationService(deps: {
       const requestHash = createHash('sha256')
         .update(JSON.stringify([input.request.type, input.request.subjectExternalRef]))
         .digest();
+      /** The verification and its first history entry, in one statement; the view is built from the row. */
+      const create = async (on: Pick<pg.PoolClient, 'query'>, billable: boolean) =>
+        initialView(
+          await verificationStore.insertInitiated(on, {
+            tenantId: tenant.id,
+            type: input.request.type,
+            subjectExternalRef: input.request.subjectExternalRef,
+            sandbox: tenant.sandbox,
+            provider: tenant.provider,
+            billable,
+            // The provider's first step is due at once; the worker takes it from here.
+            nextCheckAt: now,
+            expiresAt: new Date(now.getTime() + VERIFICATION_TTL_MS),
+            createdAt: now,
+          }),
+        );
+      // Nothing else to keep consistent (no quota, no idempotency record): one statement, no transaction.
+      if (tenant.sandbox && input.idempotencyKey === undefined) {
+        return { status: 201, body: await create(db.pool, false), replayed: false };
+      }
       return db.transaction(async (tx) => {
         if (input.idempotencyKey !== undefined) {
           const claimed = await idempotencyStore.claim(tx, {
@@ -164,27 +184,7 @@ export function createVerificationService(deps: {
           }
           billable = true;
         }
-        const row = await verificationStore.insert(tx, {
-          tenantId: tenant.id,
-          type: input.request.type,
-          subjectExternalRef: input.request.subjectExternalRef,
-          sandbox: tenant.sandbox,
-          provider: tenant.provider,
-          billable,
-          // The provider's first step is due at once; the worker takes it from here.
-          nextCheckAt: now,
-          expiresAt: new Date(now.getTime() + VERIFICATION_TTL_MS),
-          createdAt: now,
-        });
-        await verificationStore.addEvent(tx, {
-          verificationId: row.id,
-          from: null,
-          to: 'pending',
-          reason: 'initiated',
-          actor: 'tenant',
-          at: now,
-        });
-        const body = (await verificationStore.viewById(tx, row.id)) as VerificationView;
+        const body = await create(tx, billable);
         if (input.idempotencyKey !== undefined) {
           await idempotencyStore.complete(tx, tenant.id, input.idempotencyKey, 201, body);
         }
@@ -272,3 +272,21 @@ export function createVerificationService(deps: {
 }
 
 export type VerificationService = ReturnType<typeof createVerificationService>;
+
+/** The view of a verification just initiated (what the status route would answer for it). */
+function initialView(row: VerificationRow): VerificationView {
+  const createdAt = row.createdAt.toISOString();
+  return {
+    id: row.id,
+    type: row.type,
+    subjectExternalRef: row.subjectExternalRef,
+    status: row.status,
+    sandbox: row.sandbox,
+    decisionReason: null,
+    createdAt,
+    updatedAt: row.updatedAt.toISOString(),
+    decidedAt: null,
+    expiresAt: row.expiresAt.toISOString(),
+    history: [{ from: null, to: 'pending', reason: 'initiated', at: createdAt }],
+  };
+}

@@ -47,15 +47,22 @@ const VIEW_SELECT = `
 
 /** kyc_verifications and kyc_verification_events (migrations/kyc/0002). */
 export const verificationStore = {
-  async insert(
+  /** A new verification (`pending`) and its first history entry, atomically in one statement. */
+  async insertInitiated(
     db: Queryable,
     v: Omit<VerificationRow, 'id' | 'updatedAt' | 'decisionReason' | 'decidedAt' | 'status'>,
   ): Promise<VerificationRow> {
     const { rows } = await db.query<VerificationRow>(
-      `INSERT INTO kyc_verifications (tenant_id, type, subject_external_ref, status, sandbox, provider, billable,
-         next_check_at, expires_at, created_at, updated_at)
-       VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7, $8, $9, $9)
-       RETURNING ${COLUMNS}`,
+      `WITH v AS (
+         INSERT INTO kyc_verifications (tenant_id, type, subject_external_ref, status, sandbox, provider, billable,
+           next_check_at, expires_at, created_at, updated_at)
+         VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7, $8, $9, $9)
+         RETURNING ${COLUMNS}
+       ), e AS (
+         INSERT INTO kyc_verification_events (verification_id, from_status, to_status, reason, actor, at)
+         SELECT id, NULL, 'pending', 'initiated', 'tenant', $9 FROM v
+       )
+       SELECT * FROM v`,
       [
         v.tenantId,
         v.type,
