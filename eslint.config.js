@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'dist/', 'coverage/', 'bench/out/'] },
+  { ignores: ['node_modules/', '.data/', 'dist/', 'coverage/', 'bench/out/', 'test/.generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -80,7 +80,11 @@ describe('KYC API with CLI-made tenants and keys', () => {
       await expect.poll(async () => (await statusOf(sandboxKey, created.id)).status).toBe(outcome);
       const done = await statusOf(sandboxKey, created.id);
       // The 201 body and the status route describe the same record the same way.
-      expect(done).toMatchObject({ id: created.id, createdAt: created.createdAt, expiresAt: created.expiresAt });
+      expect(done).toMatchObject({
+        id: created.id,
+        createdAt: created.createdAt,
+        expiresAt: created.expiresAt,
+      });
       expect(done.history[0]).toEqual(created.history[0]);
       expect(done.history.map((h) => [h.from, h.to])).toEqual([
         [null, 'pending'],
