@@ -33,7 +33,7 @@ export interface RouteDefinition<P = Record<string, string>, Q = unknown, B = un
    * The route's own credential check (e.g. the KYC API key), run before schema validation: a caller
    * that is not authenticated learns nothing about the request's shape. Throw a GatewayError to refuse.
    */
-  authenticate?(req: Request, res: Response): void | Promise<void>;
+  authenticate?: (req: Request, res: Response) => void | Promise<void>;
   handler(req: Request, res: Response, input: RouteInput<P, Q, B>): unknown;
 }
 

@@ -7,15 +7,21 @@ import { registerTenantRoutes } from './api/tenant-routes.ts';
 import { kycCommands } from './cli/commands.ts';
 import { kycConfigSchema } from './config.ts';
 import { kycErrors } from './error-codes.ts';
+import { registerDocsRoutes } from './openapi/routes.ts';
 import { manualProvider } from './providers/manual.ts';
 import type { VerificationProvider } from './providers/provider.ts';
 import { sandboxProvider } from './providers/sandbox.ts';
 import { createKeyAuthenticator } from './service/api-keys.ts';
 import { createRateLimiter } from './service/rate-limiter.ts';
 import { createTenantService } from './service/tenants.ts';
+import { createVerificationCache } from './service/verification-cache.ts';
 import { createVerificationService } from './service/verifications.ts';
 import { startWorker } from './service/worker.ts';
 import { idempotencyStore } from './store/idempotency-store.ts';
+import { registerWebhookRoutes } from './webhooks/admin-routes.ts';
+import { createWebhookDispatcher } from './webhooks/dispatcher.ts';
+import { enqueueStatusWebhook } from './webhooks/outbox.ts';
+import { createWebhookService } from './webhooks/webhook-service.ts';
 
 /**
  * Identity verification API for API-key tenants (document 001; DECISIONS.md, "Identity verification"):
@@ -34,11 +40,14 @@ export const kycPlugin = definePlugin({
     const providers = new Map<string, VerificationProvider>(
       [sandboxProvider({ delayMs: config.KYC_SANDBOX_DELAY_MS }), manualProvider()].map((p) => [p.id, p]),
     );
+    const cache = await createVerificationCache({ db: ctx.db, clock: ctx.clock, logger: ctx.logger });
+    ctx.hooks.onClose(() => cache.stop());
     const verifications = createVerificationService({
       db: ctx.db,
       clock: ctx.clock,
+      cache,
       providers,
-      onStatusChange: [],
+      onStatusChange: [enqueueStatusWebhook],
     });
     const tenants = createTenantService({ db: ctx.db, clock: ctx.clock, audit: ctx.audit });
 
@@ -65,6 +74,10 @@ export const kycPlugin = definePlugin({
 
     registerTenantRoutes(ctx.routes, { authenticate, verifications, db: ctx.db, clock: ctx.clock });
     registerAdminRoutes(ctx, { tenants, verifications, keys });
+    registerDocsRoutes(ctx.routes);
+    registerWebhookRoutes(ctx, {
+      webhooks: createWebhookService({ db: ctx.db, clock: ctx.clock, audit: ctx.audit }),
+    });
 
     const worker = startWorker({
       intervalMs: config.KYC_WORKER_INTERVAL_MS,
@@ -72,6 +85,15 @@ export const kycPlugin = definePlugin({
       tasks: [
         { name: 'provider steps', batch: 20, run: () => verifications.runDueSteps(20) },
         { name: 'expiry', batch: 100, run: () => verifications.expireOverdue(100) },
+        createWebhookDispatcher({
+          db: ctx.db,
+          clock: ctx.clock,
+          logger: ctx.logger,
+          metrics: ctx.metrics,
+          timeoutMs: config.KYC_WEBHOOK_TIMEOUT_MS,
+          maxAttempts: config.KYC_WEBHOOK_MAX_ATTEMPTS,
+          batch: 20,
+        }),
         {
           name: 'sweep',
           run: async () => {

@@ -1,0 +1,50 @@
+import type { AuditWriter } from '../../../../gateway/src/audit/audit-writer.ts';
+import type { Clock } from '../../../../gateway/src/clock.ts';
+import type { Database } from '../../../../gateway/src/db/database.ts';
+import { kycErrors } from '../error-codes.ts';
+import type { Actor } from '../service/tenants.ts';
+import { deliveryStore, type DeliveryView } from './delivery-store.ts';
+
+/** What staff can do with webhook deliveries (issue 5, point 7): look at them, and send one again. */
+export function createWebhookService(deps: {
+  db: Database;
+  clock: Clock;
+  audit: Pick<AuditWriter, 'write'>;
+}) {
+  const { db, clock } = deps;
+  return {
+    /** A verification's deliveries, in sending order, each with its attempts. */
+    async listForVerification(verificationId: string): Promise<DeliveryView[]> {
+      if (!(await deliveryStore.verificationExists(db.pool, verificationId))) {
+        throw kycErrors.create('kyc.verification.not_found');
+      }
+      return deliveryStore.listForVerification(db.pool, verificationId);
+    },
+
+    /**
+     * Queues a delivery again, due now, whatever its status: a `failed` one after the receiver is fixed,
+     * a `delivered` one the receiver lost. It gets a fresh round of KYC_WEBHOOK_MAX_ATTEMPTS attempts
+     * and the same body (same delivery id, so a receiver that already has it can tell). A resent earlier
+     * event makes later pending events of the same verification wait for it again.
+     */
+    async resend(id: string, who: Actor): Promise<DeliveryView> {
+      const requeued = await deliveryStore.requeue(db.pool, id, clock.now());
+      if (!requeued) throw kycErrors.create('kyc.webhook.not_found');
+      await deps.audit.write({
+        kind: 'kyc.webhook.resent',
+        actor: who.actor,
+        requestId: who.requestId ?? null,
+        ip: who.ip ?? null,
+        payload: {
+          deliveryId: id,
+          verificationId: requeued.verificationId,
+          tenantId: requeued.tenantId,
+          previousStatus: requeued.previousStatus,
+        },
+      });
+      return (await deliveryStore.view(db.pool, id)) as DeliveryView;
+    },
+  };
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;
