@@ -81,3 +81,31 @@ describe('expiry', () => {
     clock.advance(-7 * DAY);
   });
 });
+
+describe('Idempotency-Key lifetime', () => {
+  it('replays within 24 hours; after that the key starts a new verification', async () => {
+    const tenant = await createTenant(gateway, { name: 'Idem Clock Co', sandbox: true });
+    const { key } = await createKey(gateway, tenant.id);
+    const send = (ref: string) =>
+      tenantCall(
+        gateway,
+        key,
+        'POST',
+        '/api/v1/kyc/initiate',
+        { type: 'INDIVIDUAL_KTP', subjectExternalRef: ref },
+        { 'idempotency-key': 'daily-batch' },
+      );
+    const first = (await (await send('idem-day')).json()) as Verification;
+    clock.advance(DAY - 1_000);
+    const replay = await send('idem-day');
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await replay.json()) as Verification).id).toBe(first.id);
+    clock.advance(1_000);
+    // Expired: the same key, even with another body, is a new request now.
+    const fresh = await send('idem-next-day');
+    expect(fresh.status).toBe(201);
+    expect(fresh.headers.get('idempotent-replayed')).toBeNull();
+    expect(((await fresh.json()) as Verification).id).not.toBe(first.id);
+    clock.advance(-DAY);
+  });
+});
