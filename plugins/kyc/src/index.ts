@@ -101,6 +101,12 @@ export const kycPlugin = definePlugin({
             await ctx.db.query('DELETE FROM kyc_rate_windows WHERE window_start < $1', [
               new Date(now.getTime() - 86_400_000),
             ]);
+            // Delivered webhooks are kept 30 days for support questions; failed ones until resent or
+            // their verification goes.
+            await ctx.db.query(
+              "DELETE FROM kyc_webhook_deliveries WHERE status = 'delivered' AND delivered_at < $1",
+              [new Date(now.getTime() - 30 * 86_400_000)],
+            );
             return idempotencyStore.sweep(ctx.db.pool, now);
           },
         },
