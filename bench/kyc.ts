@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { hasWrk, load, type LoadResult, type LoadSpec } from './lib/load.ts';
+import { hasWrk, load, median, type LoadResult, type LoadSpec } from './lib/load.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
 import { freePort, startProcess, type Target } from './lib/processes.ts';
 
@@ -161,11 +161,6 @@ async function main(): Promise<void> {
     for (const target of targets) await target.stop();
     await postgres.stop();
   }
-}
-
-function median(list: LoadResult[]): LoadResult | undefined {
-  const sorted = [...list].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 await main();

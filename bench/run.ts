@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import packageJson from '../package.json' with { type: 'json' };
 import { encode } from '@auth/core/jwt';
 import { signatureHeader } from '../gateway/src/gate/hmac.ts';
-import { hasWrk, load, type LoadResult, type LoadSpec } from './lib/load.ts';
+import { hasWrk, load, median, type LoadResult, type LoadSpec } from './lib/load.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
 import { freePort, startProcess, type Target } from './lib/processes.ts';
 
@@ -192,11 +192,6 @@ async function measure(
   if (!target) throw new Error(`no target ${scenario.target}`);
   const { path: urlPath, ...rest } = await scenario.spec();
   return load({ ...rest, url: target.url + urlPath, seconds: duration, connections }, useWrk);
-}
-
-function median(results: LoadResult[]): LoadResult | undefined {
-  const sorted = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 await main();

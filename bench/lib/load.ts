@@ -89,3 +89,9 @@ async function loadWithAutocannon(spec: LoadSpec): Promise<LoadResult> {
     tool: 'autocannon',
   };
 }
+
+/** The median round by throughput (rounds are interleaved, so a noisy moment hits every target alike). */
+export function median(results: readonly LoadResult[]): LoadResult | undefined {
+  const sorted = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  return sorted[Math.floor(sorted.length / 2)];
+}

@@ -1,6 +1,6 @@
-import pg from 'pg';
 import type { Clock } from '../../../../gateway/src/clock.ts';
 import type { Database } from '../../../../gateway/src/db/database.ts';
+import { listen } from '../../../../gateway/src/db/listener.ts';
 import type { Logger } from '../../../../gateway/src/logger.ts';
 import { REVOKED_CHANNEL, sessionStore } from '../store/session-store.ts';
 
@@ -26,48 +26,21 @@ export async function startRevocationSet(deps: {
 }): Promise<RevocationSet> {
   /** sid → epoch ms after which its token has expired anyway and the entry can go. */
   const revoked = new Map<string, number>();
-  let stopped = false;
-  let client: pg.Client | null = null;
-  let retry: NodeJS.Timeout | undefined;
 
-  const reload = async () => {
-    for (const row of await sessionStore.revokedAndLive(deps.db.pool, deps.clock.now()))
-      revoked.set(row.id, row.expiresAt.getTime());
-  };
-
-  const connect = async (): Promise<void> => {
-    const next = new pg.Client(deps.db.pool.options);
-    next.on('notification', (message) => {
-      // The token's own exp bounds how long the entry matters; a day covers any session length.
-      if (message.channel === REVOKED_CHANNEL && message.payload)
-        revoked.set(message.payload, deps.clock.nowMs() + 86_400_000);
-    });
-    next.on('error', (err) => {
-      deps.logger.warn(
-        { err: { message: err.message } },
-        'session revocation listener lost its connection; reconnecting',
-      );
-      scheduleReconnect();
-    });
-    await next.connect();
-    await next.query(`LISTEN ${REVOKED_CHANNEL}`);
-    client = next;
-    await reload();
-  };
-
-  const scheduleReconnect = () => {
-    if (stopped || retry) return;
-    const old = client;
-    client = null;
-    void old?.end().catch(() => undefined);
-    retry = setTimeout(() => {
-      retry = undefined;
-      connect().catch(() => scheduleReconnect());
-    }, 1_000);
-    retry.unref();
-  };
-
-  await connect();
+  const listener = await listen({
+    db: deps.db,
+    logger: deps.logger,
+    channels: [REVOKED_CHANNEL],
+    // The token's own exp bounds how long the entry matters; a day covers any session length.
+    onNotify: (_channel, sid) => {
+      if (sid) revoked.set(sid, deps.clock.nowMs() + 86_400_000);
+    },
+    // Notifications sent while the connection was down are lost: read the list again once LISTEN is back.
+    onConnected: async () => {
+      for (const row of await sessionStore.revokedAndLive(deps.db.pool, deps.clock.now()))
+        revoked.set(row.id, row.expiresAt.getTime());
+    },
+  });
   const prune = setInterval(() => {
     const now = deps.clock.nowMs();
     for (const [sid, until] of revoked) if (until < now) revoked.delete(sid);
@@ -77,10 +50,8 @@ export async function startRevocationSet(deps: {
   return {
     has: (sid) => revoked.has(sid),
     async stop() {
-      stopped = true;
       clearInterval(prune);
-      clearTimeout(retry);
-      await client?.end().catch(() => undefined);
+      await listener.stop();
     },
   };
 }
