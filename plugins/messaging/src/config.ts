@@ -1,4 +1,29 @@
 import { z } from 'zod';
+import { integer, secret } from '../../../gateway/src/config/env-schema.ts';
 
-/** The environment variables the messaging plugin reads (none yet). */
-export const messagingConfigSchema = z.object({});
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+/** The messaging plugin's settings (docs/configuration.md, "messaging"). Names from DECISIONS.md. */
+export const messagingConfigSchema = z.object({
+  /** `GET /webhook/chat` answers the subscription challenge only for this token (unset: always 403). */
+  WEBHOOK_VERIFY_TOKEN: secret(z.string().min(1).optional()),
+  /** When set, `X-Hub-Signature-256` must verify over the raw body of every `POST /webhook/chat`. */
+  WEBHOOK_APP_SECRET: secret(z.string().min(1).optional()),
+  /** The provider's Graph-compatible send API: POST {base}/{phone_number_id}/messages. */
+  MESSAGING_API_BASE_URL: httpUrl.default('https://graph.facebook.com/v21.0'),
+  MESSAGING_API_TOKEN: secret(z.string().min(1).optional()),
+  MESSAGING_SEND_TIMEOUT_MS: integer(10_000, 100, 120_000),
+  MESSAGING_SEND_MAX_ATTEMPTS: integer(8, 1, 100),
+  /** The language-model tier (OpenAI-compatible chat completions); unset = the tier is skipped. */
+  LLM_BASE_URL: httpUrl.optional(),
+  LLM_MODEL: z.string().min(1).optional(),
+  LLM_API_KEY: secret(z.string().min(1).optional()),
+  LLM_TIMEOUT_MS: integer(1_500, 50, 60_000),
+  /** The processing queue: how often idle workers look for work, how many conversations at once. */
+  MESSAGING_WORKER_INTERVAL_MS: integer(250, 10, 60_000),
+  MESSAGING_WORKER_CONCURRENCY: integer(4, 1, 64),
+  /** Processing attempts of one inbound message before it is dead-lettered. */
+  MESSAGING_MAX_ATTEMPTS: integer(5, 1, 100),
+});
+
+export type MessagingEnv = z.output<typeof messagingConfigSchema>;

@@ -1,19 +1,86 @@
+import { migrationsDir } from '../../../gateway/src/plugin/migrations-dir.ts';
 import { definePlugin } from '../../../gateway/src/plugin/types.ts';
+import { messagingCommands } from './cli/commands.ts';
 import { messagingConfigSchema } from './config.ts';
 import { messagingErrors } from './error-codes.ts';
+import { loadEscalationRules } from './escalation/rules.ts';
+import { createChatModel } from './llm/chat-model.ts';
+import { createMessagingMetrics } from './metrics.ts';
+import { createProcessingPorts } from './ports.ts';
+import { startLoop } from './queue/loop.ts';
+import { createProcessor } from './queue/processor.ts';
+import { startQueueWorker } from './queue/worker.ts';
+import { createSender } from './replies/sender.ts';
+import { registerWebhookRoutes } from './webhook/routes.ts';
 
 /**
- * Messaging and lead capture (document 002): provider webhook, intent classification, lead capture, escalation, dashboard REST API. Depends on auth: notifications, escalations and the agent inbox belong to staff accounts.
- *
- * Registered with the core so GATEWAY_PLUGINS can name it; its routes, tables and settings arrive with
- * the issue that builds it.
+ * Messaging and lead capture (document 002; DECISIONS.md, "Messaging"): the provider webhook, durable
+ * ingest, the processing queue, the four-tier classifier, lead capture, escalation with deduplicated
+ * notifications, and replies through the provider's send API. Depends on auth (staff accounts).
  */
 export const messagingPlugin = definePlugin({
   id: 'messaging',
   dependsOn: ['auth'],
   config: messagingConfigSchema,
+  migrations: migrationsDir('messaging'),
   errors: messagingErrors,
+  commands: messagingCommands,
   register(ctx) {
-    ctx.logger.debug('messaging plugin registered (no routes yet)');
+    const config = ctx.config;
+    const metrics = createMessagingMetrics(ctx.metrics, ctx.db);
+    const model = createChatModel({
+      baseUrl: config.LLM_BASE_URL,
+      model: config.LLM_MODEL,
+      apiKey: config.LLM_API_KEY,
+      timeoutMs: config.LLM_TIMEOUT_MS,
+    });
+    const sender = createSender({
+      db: ctx.db,
+      clock: ctx.clock,
+      logger: ctx.logger,
+      metrics,
+      baseUrl: config.MESSAGING_API_BASE_URL,
+      token: config.MESSAGING_API_TOKEN,
+      timeoutMs: config.MESSAGING_SEND_TIMEOUT_MS,
+      maxAttempts: config.MESSAGING_SEND_MAX_ATTEMPTS,
+    });
+    const sending = startLoop({
+      name: 'send',
+      intervalMs: config.MESSAGING_WORKER_INTERVAL_MS,
+      logger: ctx.logger,
+      pass: () => sender.run(20),
+    });
+    const processor = createProcessor({
+      db: ctx.db,
+      clock: ctx.clock,
+      logger: ctx.logger,
+      metrics,
+      ports: createProcessingPorts(model),
+      rules: loadEscalationRules(),
+      maxAttempts: config.MESSAGING_MAX_ATTEMPTS,
+      onRepliesQueued: () => sending.kick(),
+    });
+    const queue = startQueueWorker({
+      db: ctx.db,
+      clock: ctx.clock,
+      logger: ctx.logger,
+      concurrency: config.MESSAGING_WORKER_CONCURRENCY,
+      intervalMs: config.MESSAGING_WORKER_INTERVAL_MS,
+      processConversation: (id) => processor.processConversation(id),
+    });
+    registerWebhookRoutes(ctx, { metrics, messagesQueued: () => queue.kick() });
+    // Stop taking new work first, then let sends in flight finish.
+    ctx.hooks.onClose(() => sending.stop());
+    ctx.hooks.onClose(() => queue.stop());
+    ctx.hooks.health(async () => {
+      const { rows } = await ctx.db.query<{ queued: number; dead: number; failed: number }>(
+        `SELECT count(*) FILTER (WHERE processing_status = 'queued')::int AS queued,
+                count(*) FILTER (WHERE processing_status = 'dead')::int AS dead,
+                count(*) FILTER (WHERE delivery_status = 'failed')::int AS failed
+           FROM messaging_messages
+          WHERE processing_status IN ('queued', 'dead') OR delivery_status = 'failed'`,
+      );
+      return { status: 'ok', queue: rows[0] };
+    });
   },
 });

@@ -1,0 +1,75 @@
+import type { Classification, Intent } from '../classifier/types.ts';
+
+/**
+ * The conversation engine's contract (issue 6, points 3, 5, 6): a pure step from (what we know of the
+ * conversation, one inbound message, its classification) to (what we know now, the handler's result,
+ * the replies to send, the lead fields learned). The infrastructure (queue, stores, send API) calls it
+ * inside one transaction per message and persists what it returns.
+ */
+
+/** Lead capture (document 002: awaiting_name → awaiting_email → captured, session TTL 6 h). */
+export type CaptureState = 'idle' | 'awaiting_name' | 'awaiting_email' | 'captured';
+
+export interface CaptureSession {
+  state: CaptureState;
+  /** When the current capture session started (ISO-8601), null when idle. */
+  startedAt: string | null;
+  /** Last inbound message of the session (ISO-8601); the 6 h TTL runs from here. */
+  lastActivityAt: string | null;
+  /** Slots already re-asked once after invalid input (the bot re-asks politely once, never loops). */
+  reasked: { name: boolean; email: boolean };
+}
+
+export interface LeadFields {
+  name?: string;
+  email?: string;
+  /** Normalised to the 62-prefixed form (628123456789). */
+  phone?: string;
+}
+
+/** Document 002's HandlerResult. */
+export interface HandlerResult {
+  intent: Intent;
+  entities: LeadFields & Record<string, unknown>;
+  escalation?: { reason: string; eventKey: string };
+  notifyAdmin?: { eventKey: string; message: string };
+}
+
+/** A reply to send: a template id with its parameters; the language picks the text. */
+export interface Reply {
+  template: string;
+  params: Record<string, string>;
+}
+
+export type Language = 'id' | 'en';
+
+export interface ConversationInput {
+  text: string | null;
+  /** The provider's message type (text, image, audio, document, location, interactive, ...). */
+  messageType: string;
+  classification: Classification;
+  session: CaptureSession;
+  /** What the lead already has (so the bot never asks for a name twice). */
+  lead: LeadFields;
+  /** The sender's phone from the provider (`from`), already 62-normalised; null for username-only users. */
+  senderPhone: string | null;
+  /** Default-tier answers in a row before this message (an escalation rule reads it). */
+  defaultAnswersInARow: number;
+  now: Date;
+  /**
+   * The conversation's language so far (the previous output's `language`). A message without language
+   * cues (a bare name, an email) keeps it; absent → Indonesian.
+   */
+  language?: Language;
+}
+
+export interface ConversationOutput {
+  session: CaptureSession;
+  result: HandlerResult;
+  replies: Reply[];
+  /** Fields to merge into the lead (only what this message taught us). */
+  leadPatch: LeadFields;
+  language: Language;
+  /** True when this message found the capture session past its 6 h TTL and reset it (for logs). */
+  sessionExpired?: boolean;
+}

@@ -1,0 +1,156 @@
+/** Helpers for the messaging suites: a stand-in send API, WhatsApp notifications, a gateway with messaging. */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Clock } from '../../gateway/src/clock.ts';
+import { startTestGateway, type TestGateway } from './gateway.ts';
+
+export const PHONE_NUMBER_ID = '106540352242922';
+export const VERIFY_TOKEN = 'verify-token-for-tests';
+export const API_TOKEN = 'send-api-token-for-tests';
+
+export interface SentMessage {
+  phoneNumberId: string;
+  authorization: string | undefined;
+  body: { to: string; type: string; text: { body: string } };
+}
+
+/**
+ * The provider's send API as a real HTTP server on loopback (testing guide: the SaaS stand-in). It records
+ * every accepted send; `failNext(n)` answers the next n sends with 500.
+ */
+export interface ProviderStub {
+  url: string;
+  sent: SentMessage[];
+  failNext(n: number): void;
+  close(): Promise<void>;
+}
+
+export async function startProviderStub(): Promise<ProviderStub> {
+  const sent: SentMessage[] = [];
+  let failures = 0;
+  let counter = 0;
+  const server: Server = createServer((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const match = /^\/([^/]+)\/messages$/.exec(req.url ?? '');
+      if (req.method !== 'POST' || !match) {
+        res.writeHead(404).end();
+        return;
+      }
+      if (failures > 0) {
+        failures--;
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end('{"error":{"message":"stand-in failure"}}');
+        return;
+      }
+      sent.push({
+        phoneNumberId: decodeURIComponent(match[1] as string),
+        authorization: req.headers.authorization,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as SentMessage['body'],
+      });
+      counter++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          messaging_product: 'whatsapp',
+          contacts: [{ input: 'x', wa_id: 'x' }],
+          messages: [{ id: `wamid.out.${counter}` }],
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    sent,
+    failNext: (n) => {
+      failures = n;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The env of a gateway running messaging against the stand-in provider. */
+export function messagingEnv(
+  provider: { url: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    GATEWAY_PLUGINS: 'auth,messaging',
+    WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN,
+    MESSAGING_API_BASE_URL: provider.url,
+    MESSAGING_API_TOKEN: API_TOKEN,
+    MESSAGING_WORKER_INTERVAL_MS: '25',
+    ...extra,
+  };
+}
+
+export function startMessagingGateway(options: {
+  databaseUrl: string;
+  provider: { url: string };
+  env?: Record<string, string>;
+  clock?: Clock;
+}): Promise<TestGateway> {
+  return startTestGateway({
+    databaseUrl: options.databaseUrl,
+    clock: options.clock,
+    env: messagingEnv(options.provider, options.env),
+  });
+}
+
+let sequence = 0;
+
+/** One inbound text message as the provider sends it. */
+export function textMessage(options: {
+  from: string;
+  text: string;
+  id?: string;
+  at?: Date;
+  name?: string;
+  phoneNumberId?: string;
+}): Record<string, unknown> {
+  sequence++;
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: '102290129340398',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: {
+                display_phone_number: '15550783881',
+                phone_number_id: options.phoneNumberId ?? PHONE_NUMBER_ID,
+              },
+              contacts: [{ profile: { name: options.name ?? 'Budi' }, wa_id: options.from }],
+              messages: [
+                {
+                  from: options.from,
+                  id: options.id ?? `wamid.test.${process.pid}.${sequence}.${Date.now()}`,
+                  timestamp: String(Math.floor((options.at ?? new Date()).getTime() / 1000)),
+                  type: 'text',
+                  text: { body: options.text },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+export function postWebhook(
+  gateway: { url: string },
+  payload: unknown,
+  headers: Record<string, string> = {},
+) {
+  return fetch(`${gateway.url}/webhook/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
+}
