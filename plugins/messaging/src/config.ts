@@ -21,7 +21,9 @@ export const messagingConfigSchema = z.object({
   LLM_TIMEOUT_MS: integer(1_500, 50, 60_000),
   /** The processing queue: how often idle workers look for work, how many conversations at once. */
   MESSAGING_WORKER_INTERVAL_MS: integer(250, 10, 60_000),
-  MESSAGING_WORKER_CONCURRENCY: integer(4, 1, 64),
+  MESSAGING_WORKER_CONCURRENCY: integer(2, 1, 64),
+  /** Conversations whose next message one processing transaction takes at most. */
+  MESSAGING_BATCH_SIZE: integer(50, 1, 1000),
   /** Processing attempts of one inbound message before it is dead-lettered. */
   MESSAGING_MAX_ATTEMPTS: integer(5, 1, 100),
 });

@@ -48,7 +48,7 @@ export const messagingPlugin = definePlugin({
       name: 'send',
       intervalMs: config.MESSAGING_WORKER_INTERVAL_MS,
       logger: ctx.logger,
-      pass: () => sender.run(20),
+      pass: () => sender.run(100),
     });
     const processor = createProcessor({
       db: ctx.db,
@@ -58,15 +58,14 @@ export const messagingPlugin = definePlugin({
       ports: createProcessingPorts(model),
       rules: loadEscalationRules(),
       maxAttempts: config.MESSAGING_MAX_ATTEMPTS,
+      batchSize: config.MESSAGING_BATCH_SIZE,
       onRepliesQueued: () => sending.kick(),
     });
     const queue = startQueueWorker({
-      db: ctx.db,
-      clock: ctx.clock,
       logger: ctx.logger,
       concurrency: config.MESSAGING_WORKER_CONCURRENCY,
       intervalMs: config.MESSAGING_WORKER_INTERVAL_MS,
-      processConversation: (id) => processor.processConversation(id),
+      processBatch: () => processor.processBatch(),
     });
     registerWebhookRoutes(ctx, { metrics, messagesQueued: () => queue.kick() });
     // Stop taking new work first, then let sends in flight finish.

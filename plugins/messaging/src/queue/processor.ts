@@ -13,8 +13,7 @@ import type {
 import { firingRules, type EscalationRule } from '../escalation/rules.ts';
 import type { MessagingMetrics } from '../metrics.ts';
 import { outboundPayload } from '../replies/outbound.ts';
-import { leadStore } from '../store/lead-store.ts';
-import { notificationStore } from '../store/notification-store.ts';
+import { effectsStore, type MessageEffects } from '../store/effects-store.ts';
 
 /** The pieces processing needs from the classifier and the conversation engine. */
 export interface ProcessingPorts {
@@ -28,36 +27,38 @@ const LOCK_NAMESPACE = 0x6d7367; // 'msg'
 /** Retry delays after a failed processing attempt; the last one repeats. */
 const RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
 
-interface QueuedMessage {
+/** The next message of a conversation, with what processing it needs to know. */
+interface Head {
   id: string;
+  conversationId: string;
   type: string;
   text: string | null;
-  payload: { contact?: { name?: string | null } };
+  contactName: string | null;
   providerTimestamp: Date | null;
   attempts: number;
-  nextAttemptAt: Date;
-}
-
-interface ConversationRow {
-  id: string;
   phoneNumberId: string;
   contactPhone: string | null;
   contactUserId: string | null;
   capture: CaptureSession;
   defaultAnswersInARow: number;
+  lead: { name: string | null; email: string | null; phone: string | null; status: string | null };
 }
 
 /**
- * Processes the queued inbound messages of one conversation, one at a time, in provider timestamp order
- * (issue 6, point 2). Each message is one transaction: classification, the conversation engine's step,
- * the lead upsert, escalation notifications, the replies (queued in the outbox) and the message's
- * `processed` mark commit together, or not at all, so a crash or a restart never processes a message
- * twice and never loses one. Only one worker works on a conversation at a time (a transaction-scoped
- * advisory lock taken with try: other workers skip the conversation instead of waiting).
+ * The processing queue (issue 6, point 2). A batch takes the next message of up to `batchSize`
+ * conversations (never two of one conversation: the messages of a conversation are processed one at a
+ * time, in provider timestamp order), each conversation held by a transaction-scoped advisory lock taken
+ * with try, so other workers and replicas skip it instead of waiting. The messages are classified and
+ * stepped through the conversation engine concurrently; then all their effects — the lead upserts,
+ * escalation notifications, replies queued in the outbox, conversation state, and each message's
+ * `processed` mark — are written with one statement per kind and committed together. A crash or a
+ * restart therefore never loses a message and never processes one twice.
  *
- * Every attempt is counted before it starts, in its own statement: a message that crashes the process
- * is dead-lettered after MESSAGING_MAX_ATTEMPTS like one that throws. A message waiting for its retry
- * holds back the later messages of its conversation (order first); a dead one no longer does.
+ * Every attempt is counted before it starts, in its own statement, so a message that crashes the process
+ * is dead-lettered after MESSAGING_MAX_ATTEMPTS like one that throws. A message that fails waits for its
+ * retry and holds back the later messages of its conversation (order first); a dead one no longer does.
+ * If a batch's writes fail, its messages are retried one per transaction, so one bad message cannot
+ * block the others.
  */
 export function createProcessor(deps: {
   db: Database;
@@ -67,199 +68,181 @@ export function createProcessor(deps: {
   ports: ProcessingPorts;
   rules: readonly EscalationRule[];
   maxAttempts: number;
+  batchSize: number;
   onRepliesQueued(): void;
 }) {
-  const processOne = async (
-    tx: pg.PoolClient,
-    conversation: ConversationRow,
-    message: QueuedMessage,
-    now: Date,
-  ) => {
-    const lead = await leadStore.find(tx, conversation.id);
-    const classification = await deps.ports.classify(message.text);
+  /** What one message does, computed without writing anything. */
+  const decide = async (head: Head, now: Date): Promise<MessageEffects> => {
+    const classification = await deps.ports.classify(head.text);
     const output = await deps.ports.step({
-      text: message.text,
-      messageType: message.type,
+      text: head.text,
+      messageType: head.type,
       classification,
-      session: conversation.capture,
+      session: head.capture,
       lead: {
-        name: lead?.name ?? undefined,
-        email: lead?.email ?? undefined,
-        phone: lead?.phone ?? undefined,
+        name: head.lead.name ?? undefined,
+        email: head.lead.email ?? undefined,
+        phone: head.lead.phone ?? undefined,
       },
       // The sender's WhatsApp number stays on the conversation; a lead's phone is one the contact gives.
       senderPhone: null,
-      defaultAnswersInARow: conversation.defaultAnswersInARow,
+      defaultAnswersInARow: head.defaultAnswersInARow,
       now,
     });
-    const defaultStreak = classification.tier === 4 ? conversation.defaultAnswersInARow + 1 : 0;
-
-    let leadBefore = lead?.status ?? null;
-    let leadAfter = leadBefore;
-    if (Object.values(output.leadPatch).some((value) => value !== undefined)) {
-      const upserted = await leadStore.upsert(tx, conversation.id, output.leadPatch, now);
-      leadBefore = upserted.before;
-      leadAfter = upserted.lead.status;
-    }
-
-    for (const rule of firingRules(deps.rules, {
+    const patch = output.leadPatch;
+    const hasPatch = patch.name !== undefined || patch.email !== undefined || patch.phone !== undefined;
+    const merged = {
+      name: patch.name ?? head.lead.name,
+      email: patch.email ?? head.lead.email,
+      phone: patch.phone ?? head.lead.phone,
+    };
+    const leadAfter = hasPatch ? leadStatus(merged) : head.lead.status;
+    const defaultStreak = classification.tier === 4 ? head.defaultAnswersInARow + 1 : 0;
+    const notifications = firingRules(deps.rules, {
       intent: classification.intent,
       handlerEscalation: output.result.escalation?.reason ?? null,
-      leadBefore,
+      leadBefore: head.lead.status,
       leadAfter,
       defaultAnswersInARow: defaultStreak,
-    })) {
-      await notificationStore.notify(tx, {
-        conversationId: conversation.id,
-        scopes: rule.notify,
-        eventKey: `${rule.id}:${conversation.id}`,
-        kind: rule.kind,
-        payload: { rule: rule.id, intent: classification.intent, messageId: message.id, lead: leadAfter },
-        at: now,
-      });
-    }
+    }).map((rule) => ({
+      scopes: rule.notify,
+      eventKey: `${rule.id}:${head.conversationId}`,
+      kind: rule.kind,
+      payload: { rule: rule.id, intent: classification.intent, messageId: head.id, lead: leadAfter },
+    }));
     if (output.result.notifyAdmin) {
-      await notificationStore.notify(tx, {
-        conversationId: conversation.id,
+      notifications.push({
         scopes: ['global'],
-        eventKey: `${output.result.notifyAdmin.eventKey}:${conversation.id}`,
+        eventKey: `${output.result.notifyAdmin.eventKey}:${head.conversationId}`,
         kind: 'admin.notice',
-        payload: { message: output.result.notifyAdmin.message, messageId: message.id },
-        at: now,
+        payload: { rule: 'notify_admin', intent: classification.intent, messageId: head.id, lead: leadAfter },
       });
     }
-
-    for (const reply of output.replies) {
-      const body = deps.ports.render(reply, output.language);
-      await tx.query(
-        `INSERT INTO messaging_messages
-           (conversation_id, direction, type, text, payload, created_at, delivery_status, template, in_reply_to,
-            next_send_at)
-         VALUES ($1, 'outbound', 'text', $2, $3, $4, 'pending', $5, $6, $4)`,
-        [
-          conversation.id,
-          body,
-          JSON.stringify(outboundPayload(conversation, body)),
-          now,
-          reply.template,
-          message.id,
-        ],
-      );
-    }
-
-    await tx.query(
-      `UPDATE messaging_messages
-          SET processing_status = 'processed', processed_at = $2, tier = $3, intent = $4, score = $5, margin = $6,
-              next_attempt_at = NULL, last_error = NULL
-        WHERE id = $1`,
-      [
-        message.id,
-        now,
-        classification.tier,
-        classification.intent,
-        classification.score,
-        classification.margin,
-      ],
-    );
-    await tx.query(
-      `UPDATE messaging_conversations
-          SET capture = $2, language = $3, default_answers_in_a_row = $4,
-              contact_name = COALESCE($5, contact_name), last_inbound_at = $6, updated_at = $6
-        WHERE id = $1`,
-      [
-        conversation.id,
-        JSON.stringify(output.session),
-        output.language,
-        defaultStreak,
-        message.payload.contact?.name ?? null,
-        now,
-      ],
-    );
-    deps.metrics.classified(classification.tier, classification.intent);
-    return output.replies.length;
+    return {
+      messageId: head.id,
+      conversationId: head.conversationId,
+      classification,
+      leadPatch: hasPatch
+        ? { name: patch.name ?? null, email: patch.email ?? null, phone: patch.phone ?? null }
+        : null,
+      notifications,
+      replies: output.replies.map((reply) => {
+        const body = deps.ports.render(reply, output.language);
+        return { template: reply.template, body, payload: outboundPayload(head, body) };
+      }),
+      session: output.session,
+      language: output.language,
+      defaultStreak,
+      contactName: head.contactName,
+    };
   };
 
-  const fail = async (message: QueuedMessage, err: unknown) => {
+  const fail = async (head: Head, err: unknown) => {
     const now = deps.clock.nowMs();
-    const dead = message.attempts + 1 >= deps.maxAttempts;
-    const delay = RETRY_DELAYS_MS[Math.min(message.attempts, RETRY_DELAYS_MS.length - 1)] as number;
+    const dead = head.attempts + 1 >= deps.maxAttempts;
+    const delay = RETRY_DELAYS_MS[Math.min(head.attempts, RETRY_DELAYS_MS.length - 1)] as number;
     await deps.db.query(
-      `UPDATE messaging_messages
-          SET processing_status = $2, next_attempt_at = $3, last_error = $4
+      `UPDATE messaging_messages SET processing_status = $2, next_attempt_at = $3, last_error = $4
         WHERE id = $1 AND processing_status = 'queued'`,
       [
-        message.id,
+        head.id,
         dead ? 'dead' : 'queued',
         dead ? null : new Date(now + delay),
         String((err as Error).message).slice(0, 500),
       ],
     );
     deps.logger.warn(
-      {
-        messageId: message.id,
-        attempt: message.attempts + 1,
-        dead,
-        err: { message: (err as Error).message },
-      },
+      { messageId: head.id, attempt: head.attempts + 1, dead, err: { message: (err as Error).message } },
       dead ? 'messaging: message dead-lettered' : 'messaging: processing failed; will retry',
     );
-    deps.metrics.processed(dead ? 'dead' : 'retry', latency(message, now));
+    deps.metrics.processed(dead ? 'dead' : 'retry', latency(head, now));
   };
 
-  /** Processes the conversation's due messages in order; returns how many it processed. */
-  async function processConversation(conversationId: string): Promise<number> {
+  /** Writes the effects of `done` in `tx`. */
+  const write = async (tx: pg.PoolClient, done: MessageEffects[], now: Date) => {
+    await effectsStore.write(tx, done, now);
+  };
+
+  /** One batch; returns how many messages it processed. */
+  async function processBatch(): Promise<number> {
     const client = await deps.db.pool.connect();
     let processed = 0;
     let replies = 0;
     try {
-      for (;;) {
-        await client.query('BEGIN');
-        const { rows: lock } = await client.query<{ locked: boolean }>(
-          'SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS locked',
-          [LOCK_NAMESPACE, conversationId],
-        );
-        if (!lock[0]?.locked) {
-          await client.query('ROLLBACK');
-          break;
-        }
-        const message = (
-          await client.query<QueuedMessage>(
-            `SELECT id, type, text, payload, provider_timestamp AS "providerTimestamp", attempts,
-                    next_attempt_at AS "nextAttemptAt"
-               FROM messaging_messages
-              WHERE conversation_id = $1 AND processing_status = 'queued'
-              ORDER BY provider_timestamp, seq LIMIT 1`,
-            [conversationId],
-          )
-        ).rows[0];
-        const now = deps.clock.now();
-        if (!message || message.nextAttemptAt.getTime() > now.getTime()) {
-          await client.query('COMMIT');
-          break;
-        }
-        // Counted before the work, committed on its own: a crash mid-work still counts as an attempt.
-        await deps.db.query('UPDATE messaging_messages SET attempts = attempts + 1 WHERE id = $1', [
-          message.id,
-        ]);
-        try {
-          const conversation = (
-            await client.query<ConversationRow>(
-              `SELECT id, phone_number_id AS "phoneNumberId", contact_phone AS "contactPhone",
-                      contact_user_id AS "contactUserId", capture, default_answers_in_a_row AS "defaultAnswersInARow"
-                 FROM messaging_conversations WHERE id = $1`,
-              [conversationId],
-            )
-          ).rows[0] as ConversationRow;
-          replies += await processOne(client, conversation, message, now);
-          await client.query('COMMIT');
-          processed++;
-          deps.metrics.processed('processed', latency(message, deps.clock.nowMs()));
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          await fail(message, err);
-          break;
+      await client.query('BEGIN');
+      const now = deps.clock.now();
+      const heads = (
+        await client.query<Head>(
+          `WITH heads AS (
+             SELECT DISTINCT ON (m.conversation_id) m.id, m.conversation_id, m.type, m.text, m.payload,
+                    m.provider_timestamp, m.attempts, m.next_attempt_at, m.seq
+               FROM messaging_messages m
+              WHERE m.processing_status = 'queued'
+              ORDER BY m.conversation_id, m.provider_timestamp, m.seq
+           ), due AS (
+             SELECT * FROM heads WHERE next_attempt_at <= $1 ORDER BY seq LIMIT $2
+           )
+           SELECT d.id, d.conversation_id AS "conversationId", d.type, d.text,
+                  d.payload->'contact'->>'name' AS "contactName", d.provider_timestamp AS "providerTimestamp",
+                  d.attempts, c.phone_number_id AS "phoneNumberId", c.contact_phone AS "contactPhone",
+                  c.contact_user_id AS "contactUserId", c.capture, c.default_answers_in_a_row AS "defaultAnswersInARow",
+                  json_build_object('name', l.name, 'email', l.email, 'phone', l.phone, 'status', l.status) AS lead
+             FROM due d
+             JOIN messaging_conversations c ON c.id = d.conversation_id
+             LEFT JOIN messaging_leads l ON l.conversation_id = d.conversation_id
+            WHERE pg_try_advisory_xact_lock($3, hashtext(d.conversation_id::text))`,
+          [now, deps.batchSize, LOCK_NAMESPACE],
+        )
+      ).rows;
+      if (heads.length === 0) {
+        await client.query('COMMIT');
+        return 0;
+      }
+      // Counted before the work, committed on its own: a crash mid-work still counts as an attempt.
+      await deps.db.query(
+        'UPDATE messaging_messages SET attempts = attempts + 1 WHERE id = ANY($1::uuid[])',
+        [heads.map((h) => h.id)],
+      );
+      const outcomes = await Promise.allSettled(heads.map((head) => decide(head, now)));
+      const done: MessageEffects[] = [];
+      const failed: Array<[Head, unknown]> = [];
+      outcomes.forEach((outcome, i) => {
+        if (outcome.status === 'fulfilled') done.push(outcome.value);
+        else failed.push([heads[i] as Head, outcome.reason]);
+      });
+      try {
+        await write(client, done, now);
+        await client.query('COMMIT');
+        processed = done.length;
+        replies = done.reduce((n, d) => n + d.replies.length, 0);
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        if (done.length === 1) failed.push([heads.find((h) => h.id === done[0]?.messageId) as Head, err]);
+        else {
+          // Isolate the culprit: each message on its own (the attempt already counted stays counted).
+          deps.logger.warn(
+            { err: { message: (err as Error).message }, batch: done.length },
+            'messaging: batch write failed; retrying one by one',
+          );
+          for (const one of done) {
+            try {
+              await deps.db.transaction((tx) => write(tx, [one], now));
+              processed++;
+              replies += one.replies.length;
+            } catch (oneErr) {
+              failed.push([heads.find((h) => h.id === one.messageId) as Head, oneErr]);
+            }
+          }
         }
       }
+      for (const [head, err] of failed) await fail(head, err);
+      const end = deps.clock.nowMs();
+      for (const d of done) deps.metrics.classified(d.classification.tier, d.classification.intent);
+      for (const head of heads)
+        if (!failed.some(([h]) => h === head)) deps.metrics.processed('processed', latency(head, end));
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
     } finally {
       client.release();
     }
@@ -267,11 +250,17 @@ export function createProcessor(deps: {
     return processed;
   }
 
-  return { processConversation };
+  return { processBatch };
 }
 
-function latency(message: QueuedMessage, nowMs: number): number {
-  return Math.max(0, nowMs - (message.providerTimestamp?.getTime() ?? nowMs)) / 1000;
+/** DECISIONS.md, "Lead status" (the same rule the upsert applies in SQL). */
+function leadStatus(lead: { name: string | null; email: string | null; phone: string | null }): string {
+  if (lead.name === null || lead.email === null) return 'incomplete';
+  return lead.phone === null ? 'captured' : 'qualified';
+}
+
+function latency(head: Head, nowMs: number): number {
+  return Math.max(0, nowMs - (head.providerTimestamp?.getTime() ?? nowMs)) / 1000;
 }
 
 export type Processor = ReturnType<typeof createProcessor>;

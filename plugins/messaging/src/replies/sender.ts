@@ -55,9 +55,8 @@ export function createSender(deps: {
     return rows;
   };
 
-  const send = async (reply: Claimed): Promise<void> => {
-    let providerId: string | null = null;
-    let error: string | null = null;
+  /** One HTTP call; the provider's message id, or why there is none. */
+  const send = async (reply: Claimed): Promise<{ providerId: string } | { error: string }> => {
     try {
       const res = await fetch(
         `${deps.baseUrl.replace(/\/+$/, '')}/${encodeURIComponent(reply.phoneNumberId)}/messages`,
@@ -72,50 +71,66 @@ export function createSender(deps: {
           redirect: 'manual',
         },
       );
-      if (res.ok) {
-        const body = (await res.json().catch(() => null)) as { messages?: Array<{ id?: unknown }> } | null;
-        const id = body?.messages?.[0]?.id;
-        providerId = typeof id === 'string' ? id : null;
-        if (!providerId) error = 'send API answered without a message id';
-      } else {
-        error = `send API answered ${res.status}`;
+      if (!res.ok) {
         await res.body?.cancel().catch(() => undefined);
+        return { error: `send API answered ${res.status}` };
       }
+      const body = (await res.json().catch(() => null)) as { messages?: Array<{ id?: unknown }> } | null;
+      const id = body?.messages?.[0]?.id;
+      return typeof id === 'string'
+        ? { providerId: id }
+        : { error: 'send API answered without a message id' };
     } catch (err) {
-      error =
-        (err as Error).name === 'TimeoutError'
-          ? 'send API timed out'
-          : `send API unreachable: ${(err as Error).message}`;
+      const name = (err as Error).name;
+      return {
+        error:
+          name === 'TimeoutError' ? 'send API timed out' : `send API unreachable: ${(err as Error).message}`,
+      };
     }
-    if (providerId) {
+  };
+
+  /** Records a batch's outcomes: the sent ones in one statement, the others one by one (rare). */
+  const record = async (results: Array<[Claimed, { providerId: string } | { error: string }]>) => {
+    const sent = results.filter((r): r is [Claimed, { providerId: string }] => 'providerId' in r[1]);
+    if (sent.length > 0) {
       await deps.db.query(
-        `UPDATE messaging_messages SET delivery_status = 'sent', provider_message_id = $2, next_send_at = NULL,
-                delivery_error = NULL
-          WHERE id = $1 AND delivery_status = 'pending'`,
-        [reply.id, providerId],
+        `UPDATE messaging_messages m
+            SET delivery_status = 'sent', provider_message_id = u.provider_id, next_send_at = NULL, delivery_error = NULL
+           FROM unnest($1::uuid[], $2::text[]) AS u(id, provider_id)
+          WHERE m.id = u.id AND m.delivery_status = 'pending'`,
+        [sent.map(([r]) => r.id), sent.map(([, o]) => o.providerId)],
       );
-      deps.metrics.sent('sent');
-      return;
+      for (let i = 0; i < sent.length; i++) deps.metrics.sent('sent');
     }
-    const failed = reply.sendAttempts >= deps.maxAttempts;
-    const delay = SEND_RETRY_MS[Math.min(reply.sendAttempts - 1, SEND_RETRY_MS.length - 1)] as number;
-    await deps.db.query(
-      `UPDATE messaging_messages SET delivery_status = $2, next_send_at = $3, delivery_error = $4
-        WHERE id = $1 AND delivery_status = 'pending'`,
-      [reply.id, failed ? 'failed' : 'pending', failed ? null : new Date(deps.clock.nowMs() + delay), error],
-    );
-    deps.metrics.sent(failed ? 'failed' : 'retry');
-    deps.logger.warn(
-      { messageId: reply.id, attempt: reply.sendAttempts, failed, error },
-      'messaging: reply not sent',
-    );
+    for (const [reply, outcome] of results) {
+      if (!('error' in outcome)) continue;
+      const failed = reply.sendAttempts >= deps.maxAttempts;
+      const delay = SEND_RETRY_MS[Math.min(reply.sendAttempts - 1, SEND_RETRY_MS.length - 1)] as number;
+      await deps.db.query(
+        `UPDATE messaging_messages SET delivery_status = $2, next_send_at = $3, delivery_error = $4
+          WHERE id = $1 AND delivery_status = 'pending'`,
+        [
+          reply.id,
+          failed ? 'failed' : 'pending',
+          failed ? null : new Date(deps.clock.nowMs() + delay),
+          outcome.error,
+        ],
+      );
+      deps.metrics.sent(failed ? 'failed' : 'retry');
+      deps.logger.warn(
+        { messageId: reply.id, attempt: reply.sendAttempts, failed, error: outcome.error },
+        'messaging: reply not sent',
+      );
+    }
   };
 
   return {
     /** Sends what is due; returns how many replies it tried. */
     async run(limit = 20): Promise<number> {
       const claimed = await claim(limit);
-      await Promise.all(claimed.map(send));
+      if (claimed.length === 0) return 0;
+      const results = await Promise.all(claimed.map(async (reply) => [reply, await send(reply)] as const));
+      await record(results.map(([reply, outcome]) => [reply, outcome]));
       return claimed.length;
     },
   };

@@ -23,65 +23,56 @@ const CURRENT_RANK = `CASE delivery_status WHEN 'pending' THEN 0 WHEN 'sent' THE
  * acknowledgement never waits for a classification.
  */
 export const ingestStore = {
-  /** The conversation of a sender, created on first contact. */
-  async conversationFor(db: Queryable, message: InboundMessage, now: Date): Promise<string> {
+  /**
+   * Stores one inbound message as queued, creating its conversation on first contact, in one statement;
+   * false when the provider message id is already known. If another request is creating the same new
+   * conversation at this moment, this statement cannot see it yet (its snapshot predates that commit):
+   * it then stores nothing and runs again, and the next snapshot sees the conversation.
+   */
+  async insertInbound(db: Queryable, message: InboundMessage, now: Date): Promise<boolean> {
     const contactKey = message.from !== null ? `wa:${message.from}` : `user:${message.fromUserId}`;
-    const find = () =>
-      db.query<{ id: string }>(
-        'SELECT id FROM messaging_conversations WHERE phone_number_id = $1 AND contact_key = $2',
-        [message.phoneNumberId, contactKey],
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const { rows } = await db.query<{ conversations: number; inserted: number }>(
+        `WITH existing AS (
+           SELECT id FROM messaging_conversations WHERE phone_number_id = $1 AND contact_key = $2
+         ), created AS (
+           INSERT INTO messaging_conversations
+             (phone_number_id, contact_key, contact_phone, contact_user_id, contact_name, cluster_id, capture,
+              created_at, updated_at)
+           SELECT $1, $2, $3, $4, $5, (SELECT id FROM messaging_clusters WHERE phone_number_id = $1), $6, $7, $7
+            WHERE NOT EXISTS (SELECT 1 FROM existing)
+           ON CONFLICT (phone_number_id, contact_key) DO NOTHING
+           RETURNING id
+         ), conversation AS (
+           SELECT id FROM existing UNION ALL SELECT id FROM created
+         ), inserted AS (
+           INSERT INTO messaging_messages
+             (conversation_id, direction, provider_message_id, type, text, payload, provider_timestamp, created_at,
+              processing_status, next_attempt_at)
+           SELECT id, 'inbound', $8, $9, $10, $11, $12, $7, 'queued', $7 FROM conversation
+           ON CONFLICT (provider_message_id) DO NOTHING
+           RETURNING id
+         )
+         SELECT (SELECT count(*) FROM conversation)::int AS conversations, (SELECT count(*) FROM inserted)::int AS inserted`,
+        [
+          message.phoneNumberId,
+          contactKey,
+          message.from,
+          message.fromUserId,
+          message.contactName,
+          JSON.stringify(IDLE_CAPTURE),
+          now,
+          message.providerMessageId,
+          message.type,
+          message.text,
+          JSON.stringify({ message: message.raw, contact: { name: message.contactName } }),
+          message.timestamp,
+        ],
       );
-    const existing = await find();
-    if (existing.rows[0]) return existing.rows[0].id;
-    const inserted = await db.query<{ id: string }>(
-      `INSERT INTO messaging_conversations
-         (phone_number_id, contact_key, contact_phone, contact_user_id, contact_name, cluster_id, capture,
-          created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5,
-               (SELECT id FROM messaging_clusters WHERE phone_number_id = $1), $6, $7, $7)
-       ON CONFLICT (phone_number_id, contact_key) DO NOTHING
-       RETURNING id`,
-      [
-        message.phoneNumberId,
-        contactKey,
-        message.from,
-        message.fromUserId,
-        message.contactName,
-        JSON.stringify(IDLE_CAPTURE),
-        now,
-      ],
-    );
-    if (inserted.rows[0]) return inserted.rows[0].id;
-    // Another request created it a moment ago (it committed while we waited on the unique index).
-    const raced = await find();
-    if (!raced.rows[0]) throw new Error('conversation vanished while being created');
-    return raced.rows[0].id;
-  },
-
-  /** Stores one inbound message as queued; false when the provider message id is already known. */
-  async insertInbound(
-    db: Queryable,
-    conversationId: string,
-    message: InboundMessage,
-    now: Date,
-  ): Promise<boolean> {
-    const { rowCount } = await db.query(
-      `INSERT INTO messaging_messages
-         (conversation_id, direction, provider_message_id, type, text, payload, provider_timestamp, created_at,
-          processing_status, next_attempt_at)
-       VALUES ($1, 'inbound', $2, $3, $4, $5, $6, $7, 'queued', $7)
-       ON CONFLICT (provider_message_id) DO NOTHING`,
-      [
-        conversationId,
-        message.providerMessageId,
-        message.type,
-        message.text,
-        JSON.stringify({ message: message.raw, contact: { name: message.contactName } }),
-        message.timestamp,
-        now,
-      ],
-    );
-    return rowCount === 1;
+      const row = rows[0] as { conversations: number; inserted: number };
+      if (row.conversations > 0) return row.inserted === 1;
+    }
+    throw new Error('could not find or create the conversation of an inbound message');
   },
 
   /** Applies a delivery status to the outbound message it names; unknown ids and regressions change nothing. */

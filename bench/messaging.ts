@@ -1,0 +1,266 @@
+/**
+ * `npm run bench:messaging` (issue 6, "Acceptance: Benchmark"), against the real gateway (production
+ * settings, auth + messaging, the bench's embedded PostgreSQL, logs to a file) and a stand-in send API
+ * on loopback:
+ *  - webhook acknowledgement latency at a fixed 500 messages/s (target p50 ≤ 10 ms, p99 ≤ 50 ms);
+ *  - end-to-end pipeline throughput: a burst of messages persisted, classified, lead-upserted, notified and
+ *    answered, from the first POST to the last message processed; compared with the raw single-row INSERT
+ *    rate of the same PostgreSQL measured in the same run (target ≥ 50 %).
+ * Output: JSON on stdout. Options (env): BENCH_SECONDS (ack phase, default 10), BENCH_BURST (default 3000).
+ */
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { startBenchPostgres } from './lib/postgres.ts';
+import { freePort, startProcess, type Target } from './lib/processes.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const burst = Number(process.env.BENCH_BURST ?? 3000);
+const PHONE_NUMBER_ID = '106540352242922';
+const run = promisify(execFile);
+
+let sequence = 0;
+/** A notification with one text message from one of `senders` contacts; every message id unique. */
+function notification(senders: number, text: string): string {
+  sequence++;
+  const from = String(6281200000000 + (sequence % senders));
+  return JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: '102290129340398',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_NUMBER_ID },
+              contacts: [{ profile: { name: 'Bench' }, wa_id: from }],
+              messages: [
+                {
+                  from,
+                  id: `wamid.bench.${process.pid}.${sequence}`,
+                  timestamp: String(Math.floor(Date.now() / 1000)),
+                  type: 'text',
+                  text: { body: text },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  });
+}
+
+/** The provider's send API: accepts everything at once. */
+async function startSendApi(): Promise<{ url: string; count(): number; close(): Promise<void> }> {
+  let sent = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      sent++;
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(`{"messages":[{"id":"wamid.out.${sent}"}]}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    count: () => sent,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Single-row INSERTs, one statement (and transaction) at a time per connection, for `ms`. */
+async function insertRate(url: string, connections: number, ms: number): Promise<number> {
+  const setup = new pg.Client({ connectionString: url });
+  await setup.connect();
+  await setup.query(
+    'CREATE TABLE IF NOT EXISTS bench_inserts (id bigserial PRIMARY KEY, body text, at timestamptz)',
+  );
+  await setup.end();
+  let rows = 0;
+  const deadline = Date.now() + ms;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      while (Date.now() < deadline) {
+        await client.query('INSERT INTO bench_inserts (body, at) VALUES ($1, now())', [
+          'halo, saya mau daftar',
+        ]);
+        rows++;
+      }
+      await client.end();
+    }),
+  );
+  return rows / (ms / 1000);
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the queue');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function main(): Promise<void> {
+  const postgres = await startBenchPostgres();
+  const sendApi = await startSendApi();
+  let gateway: Target | undefined;
+  const db = new pg.Client({ connectionString: postgres.url });
+  try {
+    const port = await freePort();
+    gateway = await startProcess({
+      name: 'gateway-messaging',
+      args: [path.join(root, 'gateway/src/cli.ts'), 'serve'],
+      env: {
+        APP_ENV: 'production',
+        API_AUTH_MODE: 'enforce',
+        AUTH_MODE: 'local',
+        INTERNAL_API_SECRET: 'bench-internal-secret-0123456789abcdef',
+        AUTH_SECRET: 'bench-auth-secret-0123456789abcdef',
+        GATEWAY_PLUGINS: 'auth,messaging',
+        DATABASE_URL: postgres.url,
+        HOST: '127.0.0.1',
+        METRICS_PORT: String(await freePort()),
+        LOG_LEVEL: 'info',
+        WEBHOOK_VERIFY_TOKEN: 'bench',
+        MESSAGING_API_BASE_URL: sendApi.url,
+        MESSAGING_API_TOKEN: 'bench',
+      },
+      logFile: path.join(root, 'bench/out/gateway-messaging.log'),
+      port,
+      readyPath: '/health',
+    });
+    await db.connect();
+    // Staff routing: a cluster for the bench number with two members, so captured leads notify someone.
+    const cli = (args: string[]) =>
+      run(process.execPath, [path.join(root, 'gateway/src/cli.ts'), 'messaging', ...args], {
+        env: {
+          ...process.env,
+          APP_ENV: 'production',
+          API_AUTH_MODE: 'disabled',
+          AUTH_MODE: 'local',
+          AUTH_SECRET: 'x',
+          DATABASE_URL: postgres.url,
+          GATEWAY_PLUGINS: 'auth,messaging',
+          LOG_LEVEL: 'warn',
+        },
+      });
+    const cluster = JSON.parse(
+      (await cli(['cluster', 'create', '--name', 'Bench', '--phone-number-id', PHONE_NUMBER_ID])).stdout,
+    ) as { id: string };
+    await cli(['cluster', 'add-member', '--cluster', cluster.id, '--user', 'agent-1']);
+    await cli(['cluster', 'add-member', '--cluster', cluster.id, '--user', 'agent-2']);
+
+    const processedCount = async () =>
+      Number(
+        (
+          await db.query<{ n: string }>(
+            "SELECT count(*) AS n FROM messaging_messages WHERE processing_status = 'processed'",
+          )
+        ).rows[0]?.n,
+      );
+    const drained = async () =>
+      Number(
+        (
+          await db.query<{ n: string }>(
+            "SELECT count(*) AS n FROM messaging_messages WHERE processing_status = 'queued'",
+          )
+        ).rows[0]?.n,
+      ) === 0;
+
+    const post = (
+      connections: number,
+      amount: number | undefined,
+      rate: number | undefined,
+      duration: number | undefined,
+      senders: number,
+      text: string,
+    ) =>
+      autocannon({
+        url: `${gateway?.url}/webhook/chat`,
+        connections,
+        ...(amount ? { amount } : {}),
+        ...(duration ? { duration } : {}),
+        ...(rate ? { overallRate: rate } : {}),
+        requests: [
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            setupRequest: (req) => ({ ...req, body: notification(senders, text) }),
+          },
+        ],
+      });
+
+    // Warm-up: JIT, pools, conversations.
+    await post(8, 500, undefined, undefined, 500, 'halo');
+    await waitUntil(drained, 120_000);
+
+    // 1. Acknowledgement latency at a fixed 500 messages/s.
+    const ack = await post(16, undefined, 500, seconds, 2000, 'berapa biaya kuliah?');
+    await waitUntil(drained, 300_000);
+
+    // 2. Baseline: raw single-row INSERTs on the same PostgreSQL, one connection and four.
+    const insertOne = await insertRate(postgres.url, 1, 5_000);
+    const insertFour = await insertRate(postgres.url, 4, 5_000);
+
+    // 3. End-to-end: a burst, from the first POST to the last message processed.
+    const before = await processedCount();
+    const started = Date.now();
+    const load = await post(16, burst, undefined, undefined, burst / 10, 'saya mau daftar');
+    const acked = (Date.now() - started) / 1000;
+    await waitUntil(async () => (await processedCount()) - before >= burst, 600_000);
+    const elapsed = (Date.now() - started) / 1000;
+    const pipeline = burst / elapsed;
+
+    process.stdout.write(
+      JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+          ackAt500PerSecond: {
+            requests: ack.requests.total,
+            rps: ack.requests.average,
+            non2xx: ack.non2xx,
+            p50Ms: ack.latency.p50,
+            p99Ms: ack.latency.p99,
+            target: 'p50 <= 10 ms, p99 <= 50 ms',
+          },
+          rawInsertRate: { oneConnection: Math.round(insertOne), fourConnections: Math.round(insertFour) },
+          pipeline: {
+            messages: burst,
+            seconds: elapsed,
+            messagesPerSecond: Math.round(pipeline),
+            allAcknowledgedAfterSeconds: acked,
+            webhookNon2xx: load.non2xx,
+            repliesSent: sendApi.count(),
+            ratioToOneConnectionInserts: Math.round((pipeline / insertOne) * 1000) / 1000,
+            ratioToFourConnectionInserts: Math.round((pipeline / insertFour) * 1000) / 1000,
+            target: '>= 0.5',
+          },
+        },
+        null,
+        2,
+      ) + '\n',
+    );
+  } finally {
+    await db.end().catch(() => undefined);
+    await gateway?.stop();
+    await sendApi.close();
+    await postgres.stop();
+  }
+}
+
+await main();
