@@ -55,7 +55,7 @@ export const messagingPlugin = definePlugin({
       clock: ctx.clock,
       logger: ctx.logger,
       metrics,
-      ports: createProcessingPorts(model),
+      ports: createProcessingPorts(model, ctx.metrics),
       rules: loadEscalationRules(),
       maxAttempts: config.MESSAGING_MAX_ATTEMPTS,
       batchSize: config.MESSAGING_BATCH_SIZE,

@@ -3,13 +3,12 @@ import type { Database } from '../../../gateway/src/db/database.ts';
 
 export interface MessagingMetrics {
   webhookAck(seconds: number): void;
-  classified(tier: number, intent: string): void;
   processed(outcome: 'processed' | 'retry' | 'dead', seconds: number): void;
   sent(outcome: 'sent' | 'retry' | 'failed'): void;
 }
 
 /**
- * The messaging plugin's metrics (issue 6, point 8): per-tier classification counts, the queue's depth
+ * The messaging plugin's metrics (issue 6, point 8): the queue's depth
  * and the age of its oldest message (read from Postgres when scraped), processing latency (from the
  * provider's timestamp to processed), webhook acknowledgement latency, and reply sends.
  */
@@ -18,12 +17,6 @@ export function createMessagingMetrics(registry: Registry, db: Database): Messag
     name: 'gatehouse_messaging_webhook_ack_seconds',
     help: 'Time from receiving a webhook notification to acknowledging it (persisted)',
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
-    registers: [registry],
-  });
-  const classifications = new Counter({
-    name: 'gatehouse_messaging_classifications_total',
-    help: 'Inbound messages classified, by the tier that decided and the intent',
-    labelNames: ['tier', 'intent'] as const,
     registers: [registry],
   });
   const processing = new Histogram({
@@ -65,7 +58,6 @@ export function createMessagingMetrics(registry: Registry, db: Database): Messag
   void depth;
   return {
     webhookAck: (seconds) => ack.observe(seconds),
-    classified: (tier, intent) => classifications.inc({ tier: String(tier), intent }),
     processed: (outcome, seconds) => processing.observe({ outcome }, seconds),
     sent: (outcome) => sends.inc({ outcome }),
   };

@@ -1,22 +1,29 @@
+import type { Registry } from 'prom-client';
+import {
+  createClassifier,
+  createClassifierMetrics,
+  DEFAULT_INTENT_DATA_PATH,
+  loadIntentData,
+} from './classifier/index.ts';
+import { createConversationEngine } from './conversation/engine.ts';
 import type { ChatModel } from './llm/chat-model.ts';
 import type { ProcessingPorts } from './queue/processor.ts';
 
 /**
- * Interim wiring of the classifier and the conversation engine (replaced when they land): every message
- * is the default tier and gets the generic answer.
+ * What processing needs from the domain: the four-tier classifier (its data file loaded and checked at
+ * boot) and the conversation engine (handlers, lead capture, reply templates), both sharing the model.
  */
-export function createProcessingPorts(_model: ChatModel): ProcessingPorts {
+export function createProcessingPorts(model: ChatModel, registry: Registry): ProcessingPorts {
+  const classifier = createClassifier({
+    data: loadIntentData(),
+    source: DEFAULT_INTENT_DATA_PATH,
+    model,
+    metrics: createClassifierMetrics(registry),
+  });
+  const engine = createConversationEngine({ model });
   return {
-    classify: () =>
-      Promise.resolve({ intent: 'generalInfo', tier: 4, score: 0, margin: null, evidence: null }),
-    step: (input) =>
-      Promise.resolve({
-        session: input.session,
-        result: { intent: 'generalInfo', entities: {} },
-        replies: [{ template: 'generalInfo', params: {} }],
-        leadPatch: {},
-        language: 'id',
-      }),
-    render: () => 'Terima kasih, pesan Anda sudah kami terima.',
+    classify: async (text) => (await classifier.classify(text)).classification,
+    step: (input) => engine.step(input),
+    render: (reply, language) => engine.render(reply, language),
   };
 }

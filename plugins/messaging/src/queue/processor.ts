@@ -41,6 +41,7 @@ interface Head {
   contactUserId: string | null;
   capture: CaptureSession;
   defaultAnswersInARow: number;
+  language: Language;
   lead: { name: string | null; email: string | null; phone: string | null; status: string | null };
 }
 
@@ -87,6 +88,7 @@ export function createProcessor(deps: {
       // The sender's WhatsApp number stays on the conversation; a lead's phone is one the contact gives.
       senderPhone: null,
       defaultAnswersInARow: head.defaultAnswersInARow,
+      language: head.language,
       now,
     });
     const patch = output.leadPatch;
@@ -185,7 +187,7 @@ export function createProcessor(deps: {
            SELECT d.id, d.conversation_id AS "conversationId", d.type, d.text,
                   d.payload->'contact'->>'name' AS "contactName", d.provider_timestamp AS "providerTimestamp",
                   d.attempts, c.phone_number_id AS "phoneNumberId", c.contact_phone AS "contactPhone",
-                  c.contact_user_id AS "contactUserId", c.capture, c.default_answers_in_a_row AS "defaultAnswersInARow",
+                  c.contact_user_id AS "contactUserId", c.capture, c.default_answers_in_a_row AS "defaultAnswersInARow", c.language,
                   json_build_object('name', l.name, 'email', l.email, 'phone', l.phone, 'status', l.status) AS lead
              FROM due d
              JOIN messaging_conversations c ON c.id = d.conversation_id
@@ -237,7 +239,6 @@ export function createProcessor(deps: {
       }
       for (const [head, err] of failed) await fail(head, err);
       const end = deps.clock.nowMs();
-      for (const d of done) deps.metrics.classified(d.classification.tier, d.classification.intent);
       for (const head of heads)
         if (!failed.some(([h]) => h === head)) deps.metrics.processed('processed', latency(head, end));
     } catch (err) {

@@ -1,0 +1,68 @@
+/**
+ * An Indonesian mobile number after the country code: 8, an operator digit, then 7 to 10 digits
+ * (0812-345-678 to 0812-3456-78901, i.e. 10 to 13 digits when written with the leading 0).
+ */
+const MOBILE_NATIONAL = /^8[1-9]\d{7,10}$/;
+
+/** Digits with the separators people type (spaces, dots, dashes, brackets), optionally after + or 00. */
+const PHONE_CANDIDATE = /(?<![\p{L}\p{N}+])\(?(?:\+|00)?\s?\(?\d[\d\s().-]{6,24}\d(?!\p{N})/gu;
+
+/**
+ * Normalises an Indonesian mobile number to the 62-prefixed form (document 002, "Lead"): 0812..., +62 812...,
+ * +62 (0)812..., 0062 812..., 62812... all become 62812.... Returns null for anything else: landlines,
+ * foreign numbers, too short or too long.
+ */
+export function normalisePhone(raw: string): string | null {
+  const compact = raw.trim().replace(/[\s().-]/g, '');
+  if (!/^\+?\d+$/.test(compact)) return null;
+  const digits = compact.replace('+', '');
+  let national: string;
+  if (compact.startsWith('+')) {
+    if (!digits.startsWith('62')) return null;
+    national = digits.slice(2);
+  } else if (digits.startsWith('0062')) {
+    national = digits.slice(4);
+  } else if (digits.startsWith('62')) {
+    national = digits.slice(2);
+  } else if (digits.startsWith('0')) {
+    national = digits.slice(1);
+  } else {
+    return null;
+  }
+  // "+62 0812..." is a common way of writing the trunk prefix after the country code.
+  if (national.startsWith('0')) national = national.slice(1);
+  return MOBILE_NATIONAL.test(national) ? `62${national}` : null;
+}
+
+export interface PhoneScan {
+  /** Distinct valid numbers, normalised, in order of appearance. */
+  phones: string[];
+  /** The text with the valid numbers replaced by a comma (a clause break for the name extractor). */
+  rest: string;
+}
+
+/**
+ * Finds the Indonesian mobile numbers in a message. A digit run that is not a number as a whole
+ * ("lulus 2024 081234567890") is retried on its space-separated parts, longest first.
+ */
+export function scanPhones(text: string): PhoneScan {
+  const phones: string[] = [];
+  const rest = text.replace(PHONE_CANDIDATE, (candidate) => {
+    const phone = normalisePhone(candidate) ?? bestPart(candidate);
+    if (!phone) return candidate;
+    if (!phones.includes(phone)) phones.push(phone);
+    return ' , ';
+  });
+  return { phones, rest };
+}
+
+function bestPart(candidate: string): string | null {
+  const groups = candidate.trim().split(/\s+/);
+  for (let length = groups.length - 1; length >= 1; length--) {
+    for (let start = 0; start + length <= groups.length; start++) {
+      const phone = normalisePhone(groups.slice(start, start + length).join(''));
+      if (phone) return phone;
+    }
+  }
+  return null;
+}
