@@ -1,0 +1,208 @@
+/**
+ * What happens when things fail (issue 6, acceptance): the language-model tier against a stand-in
+ * OpenAI-compatible server (a valid answer is used; slow, malformed or 500 answers fall through and the
+ * reply still goes out), send API failures retried, processing failures retried then dead-lettered
+ * without blocking the conversation for ever, and the metrics.
+ */
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createManualClock } from '../gateway/src/clock.ts';
+import {
+  startModelStandIn,
+  type ModelStandIn,
+} from '../plugins/messaging/src/conversation/test-support/model-stand-in.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import type { TestGateway } from './helpers/gateway.ts';
+import {
+  postWebhook,
+  startMessagingGateway,
+  startProviderStub,
+  textMessage,
+  type ProviderStub,
+} from './helpers/messaging.ts';
+import { requireTool } from './helpers/tools.ts';
+
+const run = promisify(execFile);
+let db: TestDatabase;
+let gateway: TestGateway;
+let provider: ProviderStub;
+let model: ModelStandIn;
+const clock = createManualClock(Date.now());
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  provider = await startProviderStub();
+  model = await startModelStandIn();
+  gateway = await startMessagingGateway({
+    databaseUrl: db.url,
+    provider,
+    clock,
+    env: {
+      LLM_BASE_URL: model.baseUrl,
+      LLM_MODEL: 'stand-in-1',
+      LLM_API_KEY: 'llm-key',
+      LLM_TIMEOUT_MS: '300',
+      MESSAGING_MAX_ATTEMPTS: '2',
+    },
+  });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await model?.close();
+  await provider?.close();
+  await db?.drop();
+});
+
+async function inbound(from: string) {
+  const { rows } = await db.pool.query<{
+    tier: number | null;
+    intent: string | null;
+    processing_status: string;
+    attempts: number;
+  }>(
+    `SELECT m.tier, m.intent, m.processing_status, m.attempts FROM messaging_messages m
+       JOIN messaging_conversations c ON c.id = m.conversation_id
+      WHERE c.contact_phone = $1 AND m.direction = 'inbound' ORDER BY m.seq`,
+    [from],
+  );
+  return rows;
+}
+
+async function outbound(from: string) {
+  const { rows } = await db.pool.query<{ template: string; delivery_status: string; send_attempts: number }>(
+    `SELECT m.template, m.delivery_status, m.send_attempts FROM messaging_messages m
+       JOIN messaging_conversations c ON c.id = m.conversation_id
+      WHERE c.contact_phone = $1 AND m.direction = 'outbound' ORDER BY m.seq`,
+    [from],
+  );
+  return rows;
+}
+
+// Nothing in tiers 1-2 recognises this, so the model is asked.
+const UNKNOWN = 'zxqv plonk wibbly';
+
+describe('the language-model tier', () => {
+  it('uses a valid model answer (tier 3)', async () => {
+    model.answerWith(() => ({ json: { intent: 'askFees', confidence: 0.92 } }));
+    const from = '6281322220001';
+    await postWebhook(gateway, textMessage({ from, text: UNKNOWN }));
+    await expect.poll(async () => (await outbound(from)).length).toBe(1);
+    expect(await inbound(from)).toMatchObject([
+      { tier: 3, intent: 'askFees', processing_status: 'processed' },
+    ]);
+    expect((await outbound(from))[0]?.template).toBe('fees');
+    const request = model.requests.at(-1);
+    expect(request?.authorization).toBe('Bearer llm-key');
+    expect(request?.body.model).toBe('stand-in-1');
+  });
+
+  it.each([
+    ['slower than LLM_TIMEOUT_MS', { hang: true } as const],
+    ['malformed JSON content', { content: 'certainly! the intent is fees' }],
+    ['HTTP 500', { status: 500 }],
+    ['an intent that does not exist', { json: { intent: 'orderPizza', confidence: 0.99 } }],
+  ])('falls through to the default handler on %s, and the reply still goes out', async (_name, answer) => {
+    model.answerWith(() => answer);
+    const from = `62813222200${String(Math.floor(Math.random() * 90) + 10)}`;
+    await postWebhook(gateway, textMessage({ from, text: UNKNOWN }));
+    await expect.poll(async () => (await outbound(from)).length, { timeout: 5_000 }).toBe(1);
+    expect(await inbound(from)).toMatchObject([
+      { tier: 4, intent: 'generalInfo', processing_status: 'processed' },
+    ]);
+    expect((await outbound(from))[0]?.template).toMatch(/^general_info/);
+    await expect.poll(() => provider.sent.some((s) => s.body.to === from)).toBe(true);
+  });
+});
+
+describe('send API failures', () => {
+  it('retries a reply the send API refused, and sends it once it accepts', async () => {
+    model.answerWith(() => ({ json: { intent: 'generalInfo', confidence: 0.9 } }));
+    const from = '6281322220100';
+    provider.failNext(2);
+    await postWebhook(gateway, textMessage({ from, text: 'halo' }));
+    await expect.poll(async () => (await outbound(from))[0]?.send_attempts).toBe(1);
+    // The retry waits for its backoff; the clock moves instead of the test sleeping.
+    clock.advance(2_000);
+    await expect.poll(async () => (await outbound(from))[0]?.send_attempts).toBe(2);
+    clock.advance(10_000);
+    await expect.poll(async () => (await outbound(from))[0]?.delivery_status).toBe('sent');
+    expect(await outbound(from)).toMatchObject([{ delivery_status: 'sent', send_attempts: 3 }]);
+    expect(provider.sent.filter((s) => s.body.to === from)).toHaveLength(1);
+  });
+});
+
+describe('processing failures', () => {
+  it('retries a failing message, dead-letters it after MESSAGING_MAX_ATTEMPTS, then goes on with the conversation', async () => {
+    const from = '6281322220200';
+    // The database refuses this one lead (a trigger standing in for a poison message): the message that
+    // writes it cannot be processed, every time.
+    await db.pool.query(`
+      CREATE FUNCTION test_reject_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.name = 'Dewi Lestari' THEN RAISE EXCEPTION 'poison lead rejected'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER test_reject_poison BEFORE INSERT OR UPDATE ON messaging_leads
+        FOR EACH ROW EXECUTE FUNCTION test_reject_poison();`);
+    try {
+      await postWebhook(
+        gateway,
+        textMessage({ from, text: 'nama saya Dewi Lestari', at: new Date(clock.nowMs()) }),
+      );
+      await expect.poll(async () => (await inbound(from))[0]?.attempts).toBe(1);
+      // A later message of the same conversation waits behind it (order first).
+      await postWebhook(gateway, textMessage({ from, text: 'halo', at: new Date(clock.nowMs() + 1_000) }));
+      expect((await inbound(from))[1]?.processing_status).toBe('queued');
+      clock.advance(1_000);
+      await expect.poll(async () => (await inbound(from))[0]?.processing_status).toBe('dead');
+      expect((await inbound(from))[0]?.attempts).toBe(2);
+    } finally {
+      await db.pool.query(
+        'DROP TRIGGER test_reject_poison ON messaging_leads; DROP FUNCTION test_reject_poison();',
+      );
+    }
+    await expect.poll(async () => (await inbound(from))[1]?.processing_status).toBe('processed');
+    const { rows } = await db.pool.query<{ last_error: string }>(
+      `SELECT m.last_error FROM messaging_messages m JOIN messaging_conversations c ON c.id = m.conversation_id
+        WHERE c.contact_phone = $1 AND m.processing_status = 'dead'`,
+      [from],
+    );
+    expect(rows[0]?.last_error).toMatch(/poison lead rejected/);
+  });
+});
+
+describe('metrics', () => {
+  it('exposes queue, processing, classification and webhook metrics that pass promtool', async () => {
+    const text = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
+    for (const name of [
+      'gatehouse_messaging_webhook_ack_seconds_bucket',
+      'gatehouse_messaging_processing_seconds_bucket',
+      'gatehouse_messaging_classifications_total',
+      'gatehouse_messaging_queue_depth{state="queued"}',
+      'gatehouse_messaging_queue_oldest_age_seconds',
+      'gatehouse_messaging_sends_total',
+    ]) {
+      expect(text, name).toContain(name);
+    }
+    const promtool = await requireTool('promtool', 'prometheus');
+    if (!promtool) return;
+    const file = path.join(tmpdir(), `gatehouse-messaging-metrics-${process.pid}.txt`);
+    await writeFile(file, text);
+    const result = await run('sh', ['-c', `${promtool} check metrics < ${file}`]).catch(
+      (err: { stdout: string; stderr: string; code: number }) => err,
+    );
+    expect({
+      code: 'code' in result ? result.code : 0,
+      stderr: result.stderr,
+      stdout: result.stdout,
+    }).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: '',
+    });
+  });
+});
