@@ -48,8 +48,8 @@ CREATE INDEX messaging_conversations_cluster_idx ON messaging_conversations (clu
 
 CREATE TABLE messaging_messages (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-  -- Arrival order, the tie-break after the provider timestamp.
-  seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+  -- Arrival order, the tie-break after the provider timestamp (an identity: unique without an index).
+  seq bigint GENERATED ALWAYS AS IDENTITY,
   conversation_id uuid NOT NULL REFERENCES messaging_conversations (id) ON DELETE CASCADE,
   direction text NOT NULL CHECK (direction IN ('inbound', 'outbound')),
   -- Inbound: the provider's id (deduplication). Outbound: set once the send API accepted the message.
@@ -87,8 +87,6 @@ CREATE TABLE messaging_messages (
 CREATE INDEX messaging_messages_conversation_idx ON messaging_messages (conversation_id, seq);
 -- The queue: inbound messages waiting, per conversation in provider order.
 CREATE INDEX messaging_messages_queue_idx ON messaging_messages (conversation_id, provider_timestamp, seq)
-  WHERE processing_status = 'queued';
-CREATE INDEX messaging_messages_due_idx ON messaging_messages (next_attempt_at)
   WHERE processing_status = 'queued';
 -- The outbox: replies waiting to be sent.
 CREATE INDEX messaging_messages_outbox_idx ON messaging_messages (next_send_at)
