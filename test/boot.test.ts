@@ -241,10 +241,10 @@ describe('the gatehouse CLI', () => {
     try {
       const first = await boot({ DATABASE_URL: empty.url }, ['migrate']);
       expect(first.code).toBe(0);
-      expect(first.stdout).toMatch(/^[1-9]\d* migration\(s\) applied, 0 already applied/);
+      expect(first.stdout).toMatch(/^[1-9]\d* migration\(s\) applied, 0 already applied/m);
       expect(first.stdout).toContain('core/0001_audit_log.sql');
       const second = await boot({ DATABASE_URL: empty.url }, ['migrate']);
-      expect(second.stdout).toMatch(/^0 migration\(s\) applied, [1-9]\d* already applied/);
+      expect(second.stdout).toMatch(/^0 migration\(s\) applied, [1-9]\d* already applied/m);
     } finally {
       await empty.drop();
     }

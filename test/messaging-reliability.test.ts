@@ -101,21 +101,23 @@ describe('the language-model tier', () => {
   });
 
   it.each([
-    ['slower than LLM_TIMEOUT_MS', { hang: true } as const],
-    ['malformed JSON content', { content: 'certainly! the intent is fees' }],
-    ['HTTP 500', { status: 500 }],
-    ['an intent that does not exist', { json: { intent: 'orderPizza', confidence: 0.99 } }],
-  ])('falls through to the default handler on %s, and the reply still goes out', async (_name, answer) => {
-    model.answerWith(() => answer);
-    const from = `62813222200${String(Math.floor(Math.random() * 90) + 10)}`;
-    await postWebhook(gateway, textMessage({ from, text: UNKNOWN }));
-    await expect.poll(async () => (await outbound(from)).length, { timeout: 5_000 }).toBe(1);
-    expect(await inbound(from)).toMatchObject([
-      { tier: 4, intent: 'generalInfo', processing_status: 'processed' },
-    ]);
-    expect((await outbound(from))[0]?.template).toMatch(/^general_info/);
-    await expect.poll(() => provider.sent.some((s) => s.body.to === from)).toBe(true);
-  });
+    ['slower than LLM_TIMEOUT_MS', '6281322220011', { hang: true } as const],
+    ['malformed JSON content', '6281322220012', { content: 'certainly! the intent is fees' }],
+    ['HTTP 500', '6281322220013', { status: 500 }],
+    ['an intent that does not exist', '6281322220014', { json: { intent: 'orderPizza', confidence: 0.99 } }],
+  ])(
+    'falls through to the default handler on %s, and the reply still goes out',
+    async (_name, from, answer) => {
+      model.answerWith(() => answer);
+      await postWebhook(gateway, textMessage({ from, text: UNKNOWN }));
+      await expect.poll(async () => (await outbound(from)).length, { timeout: 5_000 }).toBe(1);
+      expect(await inbound(from)).toMatchObject([
+        { tier: 4, intent: 'generalInfo', processing_status: 'processed' },
+      ]);
+      expect((await outbound(from))[0]?.template).toMatch(/^general_info/);
+      await expect.poll(() => provider.sent.some((s) => s.body.to === from)).toBe(true);
+    },
+  );
 });
 
 describe('send API failures', () => {
