@@ -1,19 +1,13 @@
 /**
  * Routes of the core (issue 2, point 7) and the metrics listener (DECISIONS.md, "Metrics").
  */
-import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import packageJson from '../package.json' with { type: 'json' };
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
-import { requireTool } from './helpers/tools.ts';
+import { promtoolCheck } from './helpers/tools.ts';
 import type { FullHealthReport } from '../gateway/src/http/core-routes.ts';
 
-const run = promisify(execFile);
 let db: TestDatabase;
 let gateway: TestGateway;
 
@@ -142,20 +136,9 @@ describe('metrics', () => {
   });
 
   it('pass `promtool check metrics`', async () => {
-    const promtool = await requireTool('promtool', 'prometheus');
-    if (!promtool) return;
     const text = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
-    const file = path.join(tmpdir(), `gatehouse-metrics-${process.pid}.txt`);
-    await writeFile(file, text);
-    // promtool reads the exposition from stdin; lint problems and parse errors make it exit non-zero.
-    const result = await run('sh', ['-c', `${promtool} check metrics < ${file}`]).catch(
-      (err: { stdout: string; stderr: string; code: number }) => err,
-    );
-    expect({
-      code: 'code' in result ? result.code : 0,
-      stderr: result.stderr,
-      stdout: result.stdout,
-    }).toEqual({ code: 0, stderr: '', stdout: '' });
+    const result = await promtoolCheck(text);
+    if (result) expect(result).toEqual({ code: 0, stderr: '', stdout: '' });
   });
 
   it('the metrics listener answers only GET /metrics', async () => {

@@ -4,11 +4,6 @@
  * reply still goes out), send API failures retried, processing failures retried then dead-lettered
  * without blocking the conversation for ever, and the metrics.
  */
-import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../gateway/src/clock.ts';
 import {
@@ -24,9 +19,8 @@ import {
   textMessage,
   type ProviderStub,
 } from './helpers/messaging.ts';
-import { requireTool } from './helpers/tools.ts';
+import { promtoolCheck } from './helpers/tools.ts';
 
-const run = promisify(execFile);
 let db: TestDatabase;
 let gateway: TestGateway;
 let provider: ProviderStub;
@@ -190,21 +184,7 @@ describe('metrics', () => {
     ]) {
       expect(text, name).toContain(name);
     }
-    const promtool = await requireTool('promtool', 'prometheus');
-    if (!promtool) return;
-    const file = path.join(tmpdir(), `gatehouse-messaging-metrics-${process.pid}.txt`);
-    await writeFile(file, text);
-    const result = await run('sh', ['-c', `${promtool} check metrics < ${file}`]).catch(
-      (err: { stdout: string; stderr: string; code: number }) => err,
-    );
-    expect({
-      code: 'code' in result ? result.code : 0,
-      stderr: result.stderr,
-      stdout: result.stdout,
-    }).toEqual({
-      code: 0,
-      stderr: '',
-      stdout: '',
-    });
+    const result = await promtoolCheck(text);
+    if (result) expect(result).toEqual({ code: 0, stderr: '', stdout: '' });
   });
 });

@@ -19,3 +19,24 @@ export async function requireTool(command: string, debianPackage: string): Promi
     return null;
   }
 }
+
+/**
+ * `promtool check metrics` over an exposition text: what it printed and its exit code (0 and nothing
+ * printed means the format and the lint rules pass), or null when promtool is missing locally.
+ */
+export async function promtoolCheck(
+  exposition: string,
+): Promise<{ code: number; stdout: string; stderr: string } | null> {
+  const promtool = await requireTool('promtool', 'prometheus');
+  if (!promtool) return null;
+  const { writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const path = await import('node:path');
+  const file = path.join(tmpdir(), `gatehouse-metrics-${process.pid}-${Date.now()}.txt`);
+  await writeFile(file, exposition);
+  // promtool reads the exposition from stdin; lint problems and parse errors make it exit non-zero.
+  const result = await run('sh', ['-c', `${promtool} check metrics < ${file}`]).catch(
+    (err: { stdout: string; stderr: string; code: number }) => err,
+  );
+  return { code: 'code' in result ? result.code : 0, stdout: result.stdout, stderr: result.stderr };
+}
