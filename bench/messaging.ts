@@ -23,6 +23,7 @@ import { freePort, startProcess, type Target } from './lib/processes.ts';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const burstSeconds = Number(process.env.BENCH_BURST_SECONDS ?? 10);
+const burstConnections = Number(process.env.BENCH_BURST_CONNECTIONS ?? 16);
 const PHONE_NUMBER_ID = '106540352242922';
 const run = promisify(execFile);
 
@@ -126,9 +127,13 @@ request = function()
 end
 `,
   );
-  const { stdout } = await run('wrk', ['-t', '1', '-c', '16', '-d', `${seconds}s`, '-s', script, url], {
-    maxBuffer: 1 << 20,
-  });
+  const { stdout } = await run(
+    'wrk',
+    ['-t', '1', '-c', String(burstConnections), '-d', `${seconds}s`, '-s', script, url],
+    {
+      maxBuffer: 1 << 20,
+    },
+  );
   const requests = Number(/(\d+) requests in/.exec(stdout)?.[1]);
   if (/Non-2xx/.test(stdout)) throw new Error(`the webhook refused requests:\n${stdout}`);
   return requests;

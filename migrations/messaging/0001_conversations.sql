@@ -88,8 +88,11 @@ CREATE INDEX messaging_messages_conversation_idx ON messaging_messages (conversa
 -- The queue: inbound messages waiting, per conversation in provider order.
 CREATE INDEX messaging_messages_queue_idx ON messaging_messages (conversation_id, provider_timestamp, seq)
   WHERE processing_status = 'queued';
--- The outbox: replies waiting to be sent.
-CREATE INDEX messaging_messages_outbox_idx ON messaging_messages (next_send_at)
+-- The queue's oldest messages first (a processing batch looks at a window of them).
+CREATE INDEX messaging_messages_queue_age_idx ON messaging_messages (seq) WHERE processing_status = 'queued';
+-- The outbox: replies waiting to be sent, per conversation in order. `next_send_at` is deliberately not
+-- indexed: the sender's lease updates it, and an update touching no indexed column stays a cheap HOT update.
+CREATE INDEX messaging_messages_outbox_idx ON messaging_messages (conversation_id, seq)
   WHERE delivery_status = 'pending';
 
 -- One lead per conversation; status recomputed inside the upsert (DECISIONS.md, "Lead status").

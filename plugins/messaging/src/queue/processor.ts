@@ -175,14 +175,26 @@ export function createProcessor(deps: {
       const now = deps.clock.now();
       const heads = (
         await client.query<Head>(
-          `WITH heads AS (
-             SELECT DISTINCT ON (m.conversation_id) m.id, m.conversation_id, m.type, m.text, m.payload,
-                    m.provider_timestamp, m.attempts, m.next_attempt_at, m.seq
+          `WITH oldest AS (
+             -- The oldest queued messages: a bounded window, so a batch costs the same whatever the backlog.
+             SELECT m.id, m.conversation_id, m.type, m.text, m.payload, m.provider_timestamp, m.attempts,
+                    m.next_attempt_at, m.seq
                FROM messaging_messages m
               WHERE m.processing_status = 'queued'
-              ORDER BY m.conversation_id, m.provider_timestamp, m.seq
+              ORDER BY m.seq LIMIT $2 * 20
+           ), heads AS (
+             SELECT DISTINCT ON (o.conversation_id) o.* FROM oldest o
+              ORDER BY o.conversation_id, o.provider_timestamp, o.seq
            ), due AS (
-             SELECT * FROM heads WHERE next_attempt_at <= $1 ORDER BY seq LIMIT $2
+             -- A window's first message of a conversation is its head only if no earlier one (by provider
+             -- timestamp) arrived later, outside the window.
+             SELECT h.* FROM heads h
+              WHERE h.next_attempt_at <= $1
+                AND NOT EXISTS (
+                  SELECT 1 FROM messaging_messages e
+                   WHERE e.conversation_id = h.conversation_id AND e.processing_status = 'queued'
+                     AND (e.provider_timestamp, e.seq) < (h.provider_timestamp, h.seq))
+              ORDER BY h.seq LIMIT $2
            )
            SELECT d.id, d.conversation_id AS "conversationId", d.type, d.text,
                   d.payload->'contact'->>'name' AS "contactName", d.provider_timestamp AS "providerTimestamp",

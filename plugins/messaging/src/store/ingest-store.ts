@@ -11,6 +11,11 @@ export const IDLE_CAPTURE = {
   reasked: { name: false, email: false },
 } as const;
 
+/** 'wa:<from>', or 'user:<from_user_id>' for a username-only user (DECISIONS.md, "Identity"). */
+export function contactKey(message: InboundMessage): string {
+  return message.from !== null ? `wa:${message.from}` : `user:${message.fromUserId}`;
+}
+
 /** Delivery states in the order they happen; a late `sent` never overwrites `read`. */
 const DELIVERY_RANK = `CASE $2 WHEN 'sent' THEN 1 WHEN 'delivered' THEN 2 WHEN 'read' THEN 3 WHEN 'failed' THEN 4 END`;
 const CURRENT_RANK = `CASE delivery_status WHEN 'pending' THEN 0 WHEN 'sent' THEN 1 WHEN 'delivered' THEN 2
@@ -24,55 +29,75 @@ const CURRENT_RANK = `CASE delivery_status WHEN 'pending' THEN 0 WHEN 'sent' THE
  */
 export const ingestStore = {
   /**
-   * Stores one inbound message as queued, creating its conversation on first contact, in one statement;
-   * false when the provider message id is already known. If another request is creating the same new
-   * conversation at this moment, this statement cannot see it yet (its snapshot predates that commit):
-   * it then stores nothing and runs again, and the next snapshot sees the conversation.
+   * Stores inbound messages as queued, creating conversations on first contact, in one statement (so
+   * atomically); returns the provider ids it stored (the others were already known: redeliveries change
+   * nothing). A conversation another replica is creating at this moment is invisible to this statement's
+   * snapshot; its messages are then stored by running the statement again for them.
    */
-  async insertInbound(db: Queryable, message: InboundMessage, now: Date): Promise<boolean> {
-    const contactKey = message.from !== null ? `wa:${message.from}` : `user:${message.fromUserId}`;
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const { rows } = await db.query<{ conversations: number; inserted: number }>(
-        `WITH existing AS (
-           SELECT id FROM messaging_conversations WHERE phone_number_id = $1 AND contact_key = $2
+  async insertInbound(db: Queryable, messages: readonly InboundMessage[], now: Date): Promise<Set<string>> {
+    const stored = new Set<string>();
+    let pending = [...messages];
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === 5) throw new Error('could not find or create the conversation of an inbound message');
+      const keyOf = (m: InboundMessage) => `${m.phoneNumberId} ${contactKey(m)}`;
+      const { rows } = await db.query<{ inserted: string[]; conversations: string[] }>(
+        `WITH input AS (
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                                $8::text[], $9::jsonb[], $10::timestamptz[])
+             WITH ORDINALITY AS i(phone_number_id, contact_key, contact_phone, contact_user_id, contact_name,
+                                  provider_message_id, type, text, payload, provider_timestamp, ord)
+         ), existing AS (
+           SELECT c.id, c.phone_number_id, c.contact_key FROM messaging_conversations c
+            WHERE (c.phone_number_id, c.contact_key) IN (SELECT phone_number_id, contact_key FROM input)
          ), created AS (
            INSERT INTO messaging_conversations
              (phone_number_id, contact_key, contact_phone, contact_user_id, contact_name, cluster_id, capture,
               created_at, updated_at)
-           SELECT $1, $2, $3, $4, $5, (SELECT id FROM messaging_clusters WHERE phone_number_id = $1), $6, $7, $7
-            WHERE NOT EXISTS (SELECT 1 FROM existing)
+           SELECT DISTINCT ON (i.phone_number_id, i.contact_key)
+                  i.phone_number_id, i.contact_key, i.contact_phone, i.contact_user_id, i.contact_name,
+                  (SELECT k.id FROM messaging_clusters k WHERE k.phone_number_id = i.phone_number_id), $11, $12, $12
+             FROM input i
+            WHERE NOT EXISTS (SELECT 1 FROM existing e
+                               WHERE e.phone_number_id = i.phone_number_id AND e.contact_key = i.contact_key)
+            ORDER BY i.phone_number_id, i.contact_key, i.ord
            ON CONFLICT (phone_number_id, contact_key) DO NOTHING
-           RETURNING id
+           RETURNING id, phone_number_id, contact_key
          ), conversation AS (
-           SELECT id FROM existing UNION ALL SELECT id FROM created
+           SELECT * FROM existing UNION ALL SELECT * FROM created
          ), inserted AS (
            INSERT INTO messaging_messages
              (conversation_id, direction, provider_message_id, type, text, payload, provider_timestamp, created_at,
               processing_status, next_attempt_at)
-           SELECT id, 'inbound', $8, $9, $10, $11, $12, $7, 'queued', $7 FROM conversation
+           SELECT c.id, 'inbound', i.provider_message_id, i.type, i.text, i.payload, i.provider_timestamp, $12,
+                  'queued', $12
+             FROM input i JOIN conversation c ON c.phone_number_id = i.phone_number_id AND c.contact_key = i.contact_key
+            ORDER BY i.ord
            ON CONFLICT (provider_message_id) DO NOTHING
-           RETURNING id
+           RETURNING provider_message_id
          )
-         SELECT (SELECT count(*) FROM conversation)::int AS conversations, (SELECT count(*) FROM inserted)::int AS inserted`,
+         SELECT ARRAY(SELECT provider_message_id FROM inserted) AS inserted,
+                ARRAY(SELECT phone_number_id || ' ' || contact_key FROM conversation) AS conversations`,
         [
-          message.phoneNumberId,
-          contactKey,
-          message.from,
-          message.fromUserId,
-          message.contactName,
+          pending.map((m) => m.phoneNumberId),
+          pending.map(contactKey),
+          pending.map((m) => m.from),
+          pending.map((m) => m.fromUserId),
+          pending.map((m) => m.contactName),
+          pending.map((m) => m.providerMessageId),
+          pending.map((m) => m.type),
+          pending.map((m) => m.text),
+          pending.map((m) => JSON.stringify({ message: m.raw, contact: { name: m.contactName } })),
+          pending.map((m) => m.timestamp),
           JSON.stringify(IDLE_CAPTURE),
           now,
-          message.providerMessageId,
-          message.type,
-          message.text,
-          JSON.stringify({ message: message.raw, contact: { name: message.contactName } }),
-          message.timestamp,
         ],
       );
-      const row = rows[0] as { conversations: number; inserted: number };
-      if (row.conversations > 0) return row.inserted === 1;
+      const row = rows[0] as { inserted: string[]; conversations: string[] };
+      for (const id of row.inserted) stored.add(id);
+      const found = new Set(row.conversations);
+      pending = pending.filter((m) => !found.has(keyOf(m)));
     }
-    throw new Error('could not find or create the conversation of an inbound message');
+    return stored;
   },
 
   /** Applies a delivery status to the outbound message it names; unknown ids and regressions change nothing. */

@@ -5,6 +5,7 @@ import type { MessagingEnv } from '../config.ts';
 import { messagingErrors } from '../error-codes.ts';
 import type { MessagingMetrics } from '../metrics.ts';
 import { ingestStore } from '../store/ingest-store.ts';
+import { createIngestBatcher } from './ingest-batcher.ts';
 import { parseNotification } from './notification.ts';
 import { verifyHubSignature } from './signature.ts';
 
@@ -18,6 +19,9 @@ export function registerWebhookRoutes(
   deps: { metrics: MessagingMetrics; messagesQueued(): void },
 ): void {
   const verifyToken = ctx.config.WEBHOOK_VERIFY_TOKEN;
+  const batcher = createIngestBatcher((messages) =>
+    ingestStore.insertInbound(ctx.db.pool, messages, ctx.clock.now()),
+  );
 
   ctx.routes.add({
     method: 'GET',
@@ -55,16 +59,21 @@ export function registerWebhookRoutes(
           extensions: { errors: parsed.issues.slice(0, 50) },
         });
       }
-      const now = ctx.clock.now();
-      const store = async (db: Parameters<typeof ingestStore.insertInbound>[0]) => {
-        let count = 0;
-        for (const message of parsed.messages) if (await ingestStore.insertInbound(db, message, now)) count++;
-        for (const status of parsed.statuses) await ingestStore.applyStatus(db, status);
-        return count;
-      };
-      // One message (the usual notification) is one statement; more are one transaction.
-      const single = parsed.messages.length + parsed.statuses.length <= 1;
-      const stored = single ? await store(ctx.db.pool) : await ctx.db.transaction(store);
+      let stored = 0;
+      const mine = (ids: Set<string>) => parsed.messages.filter((m) => ids.has(m.providerMessageId)).length;
+      if (parsed.statuses.length === 0) {
+        // The usual notification: its messages join the next group-committed write.
+        if (parsed.messages.length > 0) stored = mine(await batcher.submit(parsed.messages));
+      } else {
+        stored = await ctx.db.transaction(async (tx) => {
+          const ids =
+            parsed.messages.length > 0
+              ? await ingestStore.insertInbound(tx, parsed.messages, ctx.clock.now())
+              : new Set<string>();
+          for (const status of parsed.statuses) await ingestStore.applyStatus(tx, status);
+          return mine(ids);
+        });
+      }
       deps.metrics.webhookAck((performance.now() - started) / 1000);
       if (stored > 0) deps.messagesQueued();
       res.json({ received: parsed.messages.length, stored, statuses: parsed.statuses.length });
