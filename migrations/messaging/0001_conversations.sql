@@ -50,7 +50,11 @@ CREATE TABLE messaging_messages (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   -- Arrival order, the tie-break after the provider timestamp (an identity: unique without an index).
   seq bigint GENERATED ALWAYS AS IDENTITY,
-  conversation_id uuid NOT NULL REFERENCES messaging_conversations (id) ON DELETE CASCADE,
+  -- No foreign key on purpose (ADR 0006): its KEY SHARE lock on the conversation row, taken by every
+  -- inbound insert, contends with the worker's updates of that row. Messages are only inserted by the
+  -- statement that finds or creates their conversation, and conversations are never deleted with messages
+  -- left behind (erasure deletes the messages first).
+  conversation_id uuid NOT NULL,
   direction text NOT NULL CHECK (direction IN ('inbound', 'outbound')),
   -- Inbound: the provider's id (deduplication). Outbound: set once the send API accepted the message.
   provider_message_id text UNIQUE,
