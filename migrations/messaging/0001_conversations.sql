@@ -44,7 +44,9 @@ CREATE TABLE messaging_conversations (
   UNIQUE (phone_number_id, contact_key),
   CHECK (contact_phone IS NOT NULL OR contact_user_id IS NOT NULL)
 );
-CREATE INDEX messaging_conversations_cluster_idx ON messaging_conversations (cluster_id, updated_at DESC);
+-- No index on updated_at: the worker updates each conversation per message, and an update that touches no
+-- indexed column stays HOT (the staff inbox brings the indexes its queries need).
+CREATE INDEX messaging_conversations_cluster_idx ON messaging_conversations (cluster_id);
 
 CREATE TABLE messaging_messages (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
