@@ -1,0 +1,33 @@
+import fc from 'fast-check';
+import { applyDefaults } from '../defaults.ts';
+import { GATEWAY_VARIABLES } from '../gateway-variables.ts';
+import { specSchema } from '../spec-schema.ts';
+import type { AuthConfigSpec, SecretKeyRef } from '../types.generated.ts';
+
+/**
+ * Test support (fast-check): defaulted specs with arbitrary env and secretEnv entries, named after the
+ * gateway's variables (secrets included) or not, and arbitrary secret fields. Not necessarily valid: the
+ * renderer's guarantees must hold even for a spec validateSpec refuses.
+ */
+const names = [...GATEWAY_VARIABLES.keys()];
+const name = fc.oneof(fc.constantFrom(...names), fc.stringMatching(/^[A-Z][A-Z0-9_]{0,15}$/));
+const ref: fc.Arbitrary<SecretKeyRef> = fc.record({
+  name: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/),
+  key: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/),
+});
+
+export const arbitrarySpec: fc.Arbitrary<AuthConfigSpec> = fc
+  .record({
+    env: fc.uniqueArray(fc.record({ name, value: fc.string({ maxLength: 20 }) }), {
+      selector: (entry) => entry.name,
+      maxLength: 10,
+    }),
+    secretEnv: fc.uniqueArray(fc.record({ name, secretKeyRef: ref }), {
+      selector: (entry) => entry.name,
+      maxLength: 6,
+    }),
+    oidc: fc.record({ clientSecretRef: ref, enabled: fc.boolean() }, { requiredKeys: [] }),
+    ldap: fc.record({ bindPasswordRef: ref, enabled: fc.boolean() }, { requiredKeys: [] }),
+    authMode: fc.constantFrom('local' as const, 'oidc' as const, 'local+oidc' as const),
+  })
+  .map((parts) => applyDefaults(specSchema, { target: { name: 'gatehouse' }, ...parts }) as AuthConfigSpec);

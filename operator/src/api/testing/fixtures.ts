@@ -1,0 +1,42 @@
+import { API_VERSION, KIND } from '../names.ts';
+import type { AuthConfigInput } from '../resource.ts';
+import type { AuthConfigSpecInput, SecretEnvVar } from '../types.generated.ts';
+
+/** Test fixtures: the smallest valid production spec, and helpers to vary it. */
+
+export const secretRef = (name: string, key = name.toLowerCase().replaceAll('_', '-')): SecretEnvVar => ({
+  name,
+  secretKeyRef: { name: 'gatehouse-secrets', key },
+});
+
+/** Valid outside development: local passwords, the gate disabled, AUTH_SECRET from a Secret. */
+export const minimalSpec: AuthConfigSpecInput = {
+  target: { name: 'gatehouse' },
+  authMode: 'local',
+  secretEnv: [secretRef('AUTH_SECRET')],
+};
+
+export const oidcSettings = {
+  issuer: 'https://login.example.com/realms/gatehouse',
+  clientId: 'gatehouse',
+};
+
+export const ldapSettings = {
+  enabled: true,
+  url: 'ldaps://ldap.example.com',
+  bindDn: 'cn=gatehouse,ou=services,dc=example,dc=com',
+  bindPasswordRef: { name: 'gatehouse-ldap', key: 'password' },
+  userBase: 'ou=people,dc=example,dc=com',
+};
+
+export const gateSecrets = [secretRef('AUTH_SECRET'), secretRef('INTERNAL_API_SECRET')];
+
+/** `minimalSpec` with some fields replaced (shallowly). */
+export function specWith(changes: Partial<AuthConfigSpecInput>): AuthConfigSpecInput {
+  return { ...minimalSpec, ...changes };
+}
+
+/** A whole AuthConfig object around a spec. */
+export function authConfig(spec: AuthConfigSpecInput, name = 'gateway'): AuthConfigInput {
+  return { apiVersion: API_VERSION, kind: KIND, metadata: { name, namespace: 'gatehouse' }, spec };
+}

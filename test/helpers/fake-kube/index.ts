@@ -1,0 +1,5 @@
+/** The fake Kubernetes API server for the operator's tests (see README.md beside this file). */
+export { startTestCluster, type TestCluster } from './cluster.ts';
+export { FakeKube, type FakeKubeOptions, type FaultOptions, type FaultTarget } from './server.ts';
+export { KubeError } from './status.ts';
+export type { CustomResourceOptions, KubeObject, RequestRecord } from './types.ts';

@@ -1,0 +1,333 @@
+/**
+ * An in-process fake Kubernetes API server on 127.0.0.1 (testing guide, "Kubernetes API" row): the real
+ * `@kubernetes/client-node` talks HTTP to it. Fault controls let tests prove the operator converges through 409s,
+ * 500s, 410 Gone and silently stalled watches (issue 7, acceptance "Faults on the fake server").
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+import { parse as parseYaml } from 'yaml';
+import { apiVersionOf, BUILTIN_RESOURCES, customResource, ResourceRegistry } from './resources.ts';
+import { discoveryDocument } from './discovery.ts';
+import { parseResourcePath, type ResourceRequest } from './routes.ts';
+import { fieldMatcher, labelMatcher } from './selectors.ts';
+import { failureStatus, KubeError, successStatus } from './status.ts';
+import { ObjectStore, type PatchKind } from './store.ts';
+import type { CustomResourceOptions, JsonObject, RequestRecord } from './types.ts';
+import { expired, WatchStream } from './watch.ts';
+
+export interface FakeKubeOptions {
+  /** The one custom resource kind to serve, namespaced with a status subresource. */
+  customResource?: CustomResourceOptions;
+  /** The bearer token requests must carry; others get 401. */
+  token?: string;
+  /** How many changes are retained for watches to resume from; older resourceVersions get 410 Gone. */
+  watchWindow?: number;
+}
+
+/** Which requests an injected fault hits. `writes` is POST, PUT, PATCH and DELETE. */
+export type FaultTarget = 'writes' | 'reads' | 'all';
+
+export interface FaultOptions {
+  on?: FaultTarget;
+  reason?: string;
+  message?: string;
+}
+
+interface Fault {
+  remaining: number;
+  error: KubeError;
+  on: FaultTarget;
+}
+
+const PATCH_KINDS: Record<string, PatchKind> = {
+  'application/merge-patch+json': 'merge',
+  'application/json-patch+json': 'json',
+  'application/apply-patch+yaml': 'apply',
+};
+
+export class FakeKube {
+  readonly url: string;
+  readonly token: string;
+  readonly store: ObjectStore;
+  readonly registry: ResourceRegistry;
+  private readonly server: Server;
+  private readonly watches = new Set<WatchStream>();
+  private readonly log: RequestRecord[] = [];
+  private readonly faults: Fault[] = [];
+
+  private constructor(server: Server, options: FakeKubeOptions) {
+    this.server = server;
+    const { port } = server.address() as AddressInfo;
+    this.url = `http://127.0.0.1:${port}`;
+    this.token = options.token ?? 'fake-kube-token';
+    this.store = new ObjectStore(options.watchWindow ?? 1000);
+    const custom = options.customResource ? [customResource(options.customResource)] : [];
+    this.registry = new ResourceRegistry([...BUILTIN_RESOURCES, ...custom]);
+    this.store.subscribe((event) => {
+      for (const watch of this.watches) watch.deliver(event);
+    });
+  }
+
+  /** Starts the server on an ephemeral loopback port. */
+  static async start(options: FakeKubeOptions = {}): Promise<FakeKube> {
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', resolve);
+    });
+    const fake = new FakeKube(server, options);
+    server.on('request', (req, res) => fake.handle(req, res));
+    return fake;
+  }
+
+  /** A KubeConfig for the real client, loaded from options as a kubeconfig file would be. */
+  kubeConfig(namespace = 'default'): KubeConfig {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'fake', server: this.url, skipTLSVerify: true }],
+      users: [{ name: 'fake', token: this.token }],
+      contexts: [{ name: 'fake', cluster: 'fake', user: 'fake', namespace }],
+      currentContext: 'fake',
+    });
+    return kc;
+  }
+
+  /** The next `count` matching requests fail with `code` and a Status body (e.g. 500 InternalError, 409 Conflict). */
+  failNext(count: number, code: number, options: FaultOptions = {}): void {
+    const message = options.message ?? `injected fault (${code})`;
+    this.faults.push({
+      remaining: count,
+      error: new KubeError(code, message, options.reason),
+      on: options.on ?? 'writes',
+    });
+  }
+
+  /** Sends 410 Gone to every open watch and compacts the window, so resuming from an old resourceVersion is 410 too. */
+  expireWatches(): number {
+    const open = [...this.watches].filter((w) => !w.closed);
+    this.store.compact();
+    for (const watch of open) watch.fail(expired(watch.lastResourceVersion, this.store.oldestResumable));
+    return open.length;
+  }
+
+  /** Open watches stay connected but receive nothing more; returns how many were stalled. */
+  stallWatches(): number {
+    const open = [...this.watches].filter((w) => !w.closed && !w.stalled);
+    for (const watch of open) watch.stalled = true;
+    return open.length;
+  }
+
+  /** Watches currently connected (stalled ones included). */
+  get openWatches(): number {
+    return [...this.watches].filter((w) => !w.closed).length;
+  }
+
+  /** Every request answered so far, oldest first. */
+  get requests(): readonly RequestRecord[] {
+    return this.log;
+  }
+
+  clearRequests(): void {
+    this.log.length = 0;
+  }
+
+  async close(): Promise<void> {
+    for (const watch of this.watches) watch.destroy();
+    this.watches.clear();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', this.url);
+    const query = Object.fromEntries(url.searchParams);
+    const record: RequestRecord = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query,
+      contentType: req.headers['content-type'],
+      status: 0,
+      watch: query.watch === 'true' || query.watch === '1',
+    };
+    this.log.push(record);
+    this.route(req, res, url, record).then(
+      (answer) => {
+        if (answer === 'streaming') {
+          record.status = 200;
+          return;
+        }
+        record.status = answer.code;
+        send(res, answer.code, answer.body);
+      },
+      (error: unknown) => {
+        const kubeError = error instanceof KubeError ? error : new KubeError(500, String(error));
+        record.status = kubeError.code;
+        send(res, kubeError.code, failureStatus(kubeError));
+      },
+    );
+  }
+
+  private async route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    record: RequestRecord,
+  ): Promise<{ code: number; body: unknown } | 'streaming'> {
+    if (req.headers.authorization !== `Bearer ${this.token}`) throw new KubeError(401, 'Unauthorized');
+    const method = record.method;
+    const body =
+      method === 'GET' || method === 'DELETE' ? undefined : await readBody(req, record.contentType);
+    this.injectFault(method);
+    const discovery = discoveryDocument(url.pathname, this.registry);
+    if (discovery) return { code: 200, body: discovery };
+    const target = parseResourcePath(url.pathname, this.registry);
+    if (!target)
+      throw new KubeError(404, `the server could not find the requested resource (${url.pathname})`);
+    if (
+      target.subresource !== undefined &&
+      (target.subresource !== 'status' || !target.resource.statusSubresource)
+    ) {
+      throw new KubeError(
+        404,
+        `the server could not find the requested resource (subresource ${target.subresource})`,
+      );
+    }
+    const sub = target.subresource === 'status' ? 'status' : undefined;
+    const params = url.searchParams;
+    const { resource, namespace, name } = target;
+    if (name === undefined) {
+      if (method === 'GET' && record.watch) return this.watch(res, target, params);
+      if (method === 'GET') return { code: 200, body: this.list(target, params) };
+      if (method === 'POST' && namespace !== undefined) {
+        return { code: 201, body: this.store.create(resource, namespace, body) };
+      }
+      throw new KubeError(405, `the server does not allow this method on the requested resource`);
+    }
+    const ns = namespace ?? '';
+    switch (method) {
+      case 'GET':
+        return { code: 200, body: this.store.get(resource, ns, name) };
+      case 'PUT':
+        return { code: 200, body: this.store.replace(resource, ns, name, body, sub) };
+      case 'PATCH': {
+        const kind = PATCH_KINDS[(record.contentType ?? '').split(';')[0]?.trim() ?? ''];
+        if (!kind)
+          throw new KubeError(
+            415,
+            `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_KINDS).join(', ')}`,
+          );
+        const existed = kind === 'apply' && this.exists(target);
+        const result = this.store.patch(
+          resource,
+          ns,
+          name,
+          kind,
+          body,
+          sub,
+          params.get('fieldManager') ?? undefined,
+        );
+        return { code: kind === 'apply' && !existed ? 201 : 200, body: result };
+      }
+      case 'DELETE': {
+        if (sub) throw new KubeError(405, 'the server does not allow this method on the requested resource');
+        const deleted = this.store.delete(resource, ns, name);
+        if (resource.returnDeletedObject) return { code: 200, body: deleted };
+        return {
+          code: 200,
+          body: successStatus({
+            name,
+            group: resource.group,
+            kind: resource.plural,
+            uid: deleted.metadata.uid ?? '',
+          }),
+        };
+      }
+      default:
+        throw new KubeError(405, `the server does not allow this method on the requested resource`);
+    }
+  }
+
+  private exists(target: ResourceRequest): boolean {
+    try {
+      this.store.get(target.resource, target.namespace ?? '', target.name ?? '');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private injectFault(method: string): void {
+    const isWrite = method !== 'GET';
+    const fault = this.faults.find(
+      (f) => f.remaining > 0 && (f.on === 'all' || (f.on === 'writes') === isWrite),
+    );
+    if (!fault) return;
+    fault.remaining -= 1;
+    if (fault.remaining === 0) this.faults.splice(this.faults.indexOf(fault), 1);
+    throw fault.error;
+  }
+
+  private list(target: ResourceRequest, params: URLSearchParams): JsonObject {
+    const labels = labelMatcher(params.get('labelSelector') ?? undefined);
+    const fields = fieldMatcher(params.get('fieldSelector') ?? undefined);
+    const items = this.store.list(target.resource, target.namespace).filter((o) => labels(o) && fields(o));
+    return {
+      kind: `${target.resource.kind}List`,
+      apiVersion: apiVersionOf(target.resource),
+      metadata: { resourceVersion: String(this.store.resourceVersion) },
+      items,
+    };
+  }
+
+  private watch(res: ServerResponse, target: ResourceRequest, params: URLSearchParams): 'streaming' {
+    const labels = labelMatcher(params.get('labelSelector') ?? undefined);
+    const fields = fieldMatcher(params.get('fieldSelector') ?? undefined);
+    const matches = (o: Parameters<typeof labels>[0]): boolean => labels(o) && fields(o);
+    const stream = new WatchStream(res, { resource: target.resource, namespace: target.namespace, matches });
+    this.watches.add(stream);
+    res.on('close', () => {
+      stream.closed = true;
+      this.watches.delete(stream);
+    });
+    const requested = params.get('resourceVersion');
+    if (requested && requested !== '0') {
+      const from = Number(requested);
+      if (!Number.isInteger(from) || from < this.store.oldestResumable) {
+        stream.fail(expired(from, this.store.oldestResumable));
+        return 'streaming';
+      }
+      for (const event of this.store.changesSince(from)) stream.deliver(event);
+    } else {
+      // No resourceVersion (or "0"): synthetic ADDED events for the current state, then changes.
+      for (const object of this.store.list(target.resource, target.namespace)) {
+        if (matches(object)) stream.send('ADDED', object);
+      }
+    }
+    const timeout = Number(params.get('timeoutSeconds') ?? 0);
+    if (timeout > 0) setTimeout(() => stream.end(), timeout * 1000).unref();
+    return 'streaming';
+  }
+}
+
+function send(res: ServerResponse, code: number, body: unknown): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(code, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage, contentType: string | undefined): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    // Apply patches are YAML (JSON is a subset of it); everything else is JSON.
+    const parsed: unknown = contentType?.startsWith('application/apply-patch+yaml')
+      ? parseYaml(text)
+      : JSON.parse(text);
+    return parsed;
+  } catch (error) {
+    throw new KubeError(400, `the body of the request could not be decoded: ${String(error)}`);
+  }
+}

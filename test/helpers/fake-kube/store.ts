@@ -1,0 +1,314 @@
+/**
+ * The object store: one global resourceVersion counter, per-type strategies (generation, status subresource,
+ * immutable ConfigMaps), optimistic concurrency, and the retained window of changes that watches resume from.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { applyConfiguration, isObject, jsonPatch, mergePatch } from './patch.ts';
+import { apiVersionOf } from './resources.ts';
+import { conflict, KubeError, notFound } from './status.ts';
+import type { ChangeEvent, JsonObject, KubeObject, ResourceType } from './types.ts';
+
+export type Subresource = 'status' | undefined;
+
+export type PatchKind = 'merge' | 'json' | 'apply';
+
+type Listener = (event: ChangeEvent) => void;
+
+const keyOf = (resource: ResourceType, namespace: string, name: string): string =>
+  `${resource.group}/${resource.plural}/${namespace}/${name}`;
+
+/** What generation counts: everything outside metadata and status (the spec, a ConfigMap's data...). */
+function specPart(object: KubeObject): JsonObject {
+  const { metadata: _metadata, status: _status, apiVersion: _apiVersion, kind: _kind, ...rest } = object;
+  return rest;
+}
+
+function withMetadata(object: JsonObject): KubeObject {
+  return { ...object, metadata: isObject(object.metadata) ? object.metadata : {} };
+}
+
+export class ObjectStore {
+  private revision = 0;
+  /** Changes at or below this resourceVersion are gone from the window: resuming there is 410 Gone. */
+  private compactedRevision = 0;
+  private readonly objects = new Map<string, KubeObject>();
+  private readonly history: ChangeEvent[] = [];
+  private readonly listeners = new Set<Listener>();
+  /** Last configuration applied per object and field manager, to prune fields a manager stops applying. */
+  private readonly applied = new Map<string, JsonObject>();
+  private readonly window: number;
+
+  constructor(window: number) {
+    this.window = window;
+  }
+
+  get resourceVersion(): number {
+    return this.revision;
+  }
+
+  get oldestResumable(): number {
+    return this.compactedRevision;
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Changes after `resourceVersion` still in the window, oldest first. */
+  changesSince(resourceVersion: number): ChangeEvent[] {
+    return this.history.filter((event) => event.resourceVersion > resourceVersion);
+  }
+
+  /** Forget every retained change, as etcd compaction does: resuming from an older resourceVersion gets 410. */
+  compact(): void {
+    this.history.length = 0;
+    this.compactedRevision = this.revision;
+  }
+
+  get(resource: ResourceType, namespace: string, name: string): KubeObject {
+    const found = this.objects.get(keyOf(resource, namespace, name));
+    if (!found) throw notFound(resource.plural, name, resource.group);
+    return structuredClone(found);
+  }
+
+  list(resource: ResourceType, namespace: string | undefined): KubeObject[] {
+    const prefix = `${resource.group}/${resource.plural}/${namespace === undefined ? '' : `${namespace}/`}`;
+    return [...this.objects.entries()]
+      .filter(([key]) => key.startsWith(prefix))
+      .map(([, object]) => structuredClone(object))
+      .sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
+  }
+
+  create(resource: ResourceType, namespace: string, body: unknown): KubeObject {
+    const object = this.checkBody(resource, namespace, body);
+    const meta = object.metadata;
+    if (!meta.name && meta.generateName)
+      meta.name = `${meta.generateName}${randomBytes(3).toString('hex').slice(0, 5)}`;
+    if (!meta.name) throw new KubeError(422, `${resource.kind} "" is invalid: metadata.name: Required value`);
+    if (meta.resourceVersion) {
+      throw new KubeError(400, 'resourceVersion should not be set on objects to be created', 'BadRequest');
+    }
+    const key = keyOf(resource, namespace, meta.name);
+    if (this.objects.has(key)) {
+      const qualified = resource.group === '' ? resource.plural : `${resource.plural}.${resource.group}`;
+      throw new KubeError(409, `${qualified} "${meta.name}" already exists`, 'AlreadyExists', {
+        name: meta.name,
+        group: resource.group,
+        kind: resource.plural,
+      });
+    }
+    // Creating through the main resource never sets status when a status subresource exists.
+    if (resource.statusSubresource) delete object.status;
+    object.apiVersion = apiVersionOf(resource);
+    object.kind = resource.kind;
+    meta.namespace = namespace;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    if (resource.generation) meta.generation = 1;
+    else delete meta.generation;
+    return this.commit(resource, key, object, undefined);
+  }
+
+  /** PUT: a full replacement, preconditioned on metadata.resourceVersion when the body carries one. */
+  replace(
+    resource: ResourceType,
+    namespace: string,
+    name: string,
+    body: unknown,
+    sub: Subresource,
+  ): KubeObject {
+    const candidate = this.checkBody(resource, namespace, body, name);
+    const existing = this.get(resource, namespace, name);
+    const precondition = candidate.metadata.resourceVersion;
+    if (!precondition && !resource.allowUnconditionalUpdate) {
+      throw new KubeError(
+        422,
+        `${resource.kind} "${name}" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`,
+      );
+    }
+    return this.update(resource, existing, candidate, sub, precondition);
+  }
+
+  patch(
+    resource: ResourceType,
+    namespace: string,
+    name: string,
+    kind: PatchKind,
+    body: unknown,
+    sub: Subresource,
+    fieldManager: string | undefined,
+  ): KubeObject {
+    if (kind === 'apply') return this.apply(resource, namespace, name, body, sub, fieldManager);
+    const existing = this.get(resource, namespace, name);
+    if (kind === 'json')
+      return this.update(resource, existing, withMetadata(jsonPatch(existing, body)), sub, undefined);
+    if (!isObject(body)) throw new KubeError(400, 'merge patch must be a JSON object');
+    const candidate = withMetadata(mergePatch(existing, body) as JsonObject);
+    const precondition = isObject(body.metadata) ? body.metadata.resourceVersion : undefined;
+    return this.update(
+      resource,
+      existing,
+      candidate,
+      sub,
+      typeof precondition === 'string' ? precondition : undefined,
+    );
+  }
+
+  delete(resource: ResourceType, namespace: string, name: string): KubeObject {
+    const key = keyOf(resource, namespace, name);
+    const existing = this.get(resource, namespace, name);
+    this.objects.delete(key);
+    for (const appliedKey of [...this.applied.keys()])
+      if (appliedKey.startsWith(`${key}#`)) this.applied.delete(appliedKey);
+    this.revision += 1;
+    existing.metadata.resourceVersion = String(this.revision);
+    this.record({
+      type: 'DELETED',
+      resource,
+      object: existing,
+      previous: existing,
+      resourceVersion: this.revision,
+    });
+    return structuredClone(existing);
+  }
+
+  private apply(
+    resource: ResourceType,
+    namespace: string,
+    name: string,
+    body: unknown,
+    sub: Subresource,
+    fieldManager: string | undefined,
+  ): KubeObject {
+    if (!fieldManager) {
+      throw new KubeError(
+        422,
+        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+      );
+    }
+    const applied = this.checkBody(resource, namespace, body, name);
+    const key = keyOf(resource, namespace, name);
+    const appliedKey = `${key}#${sub ?? ''}#${fieldManager}`;
+    let result: KubeObject;
+    if (!this.objects.has(key)) {
+      if (sub) throw notFound(resource.plural, name, resource.group);
+      result = this.create(resource, namespace, applied);
+    } else {
+      const existing = this.get(resource, namespace, name);
+      const candidate = applyConfiguration(existing, this.applied.get(appliedKey), applied) as KubeObject;
+      result = this.update(resource, existing, candidate, sub, applied.metadata.resourceVersion);
+    }
+    this.applied.set(appliedKey, applied);
+    return result;
+  }
+
+  private update(
+    resource: ResourceType,
+    existing: KubeObject,
+    candidate: KubeObject,
+    sub: Subresource,
+    precondition: string | undefined,
+  ): KubeObject {
+    const name = existing.metadata.name ?? '';
+    if (precondition !== undefined && precondition !== existing.metadata.resourceVersion) {
+      throw conflict(resource.plural, name);
+    }
+    let next: KubeObject;
+    if (sub === 'status') {
+      // A status write changes status only; spec and metadata stay as stored.
+      next = structuredClone(existing);
+      if (candidate.status === undefined) delete next.status;
+      else next.status = candidate.status;
+    } else {
+      next = candidate;
+      if (resource.statusSubresource) {
+        // A main-resource write ignores status changes.
+        if (existing.status === undefined) delete next.status;
+        else next.status = existing.status;
+      }
+      // Identity fields are the server's, whatever the body says.
+      next.metadata = {
+        ...next.metadata,
+        name,
+        namespace: existing.metadata.namespace,
+        uid: existing.metadata.uid,
+        creationTimestamp: existing.metadata.creationTimestamp,
+      };
+      delete next.metadata.generation;
+      if (existing.metadata.generation !== undefined) next.metadata.generation = existing.metadata.generation;
+      this.checkImmutable(resource, existing, next);
+      if (resource.generation && !isDeepStrictEqual(specPart(existing), specPart(next))) {
+        next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
+      }
+    }
+    next.apiVersion = apiVersionOf(resource);
+    next.kind = resource.kind;
+    next.metadata.resourceVersion = existing.metadata.resourceVersion;
+    // A write that changes nothing keeps the resourceVersion and sends no watch event, like the real server.
+    if (isDeepStrictEqual(next, existing)) return existing;
+    return this.commit(resource, keyOf(resource, existing.metadata.namespace ?? '', name), next, existing);
+  }
+
+  private checkImmutable(resource: ResourceType, existing: KubeObject, next: KubeObject): void {
+    if (resource.group !== '' || resource.kind !== 'ConfigMap' || existing.immutable !== true) return;
+    const fields = ['data', 'binaryData', 'immutable'] as const;
+    const changed = fields.filter((field) => !isDeepStrictEqual(existing[field], next[field]));
+    if (changed.length > 0) {
+      throw new KubeError(
+        422,
+        `ConfigMap "${existing.metadata.name}" is invalid: ${changed.join(', ')}: Forbidden: field is immutable when \`immutable\` is set`,
+      );
+    }
+  }
+
+  private checkBody(resource: ResourceType, namespace: string, body: unknown, name?: string): KubeObject {
+    if (!isObject(body)) throw new KubeError(400, 'the body of the request was in an unknown format');
+    const object = structuredClone(body) as KubeObject;
+    if (!isObject(object.metadata)) object.metadata = {};
+    const meta = object.metadata;
+    if (meta.namespace !== undefined && meta.namespace !== namespace) {
+      throw new KubeError(
+        400,
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
+    }
+    if (name !== undefined && meta.name !== undefined && meta.name !== name) {
+      throw new KubeError(400, 'the name of the object does not match the name on the URL');
+    }
+    if (object.kind !== undefined && object.kind !== resource.kind) {
+      throw new KubeError(400, `the kind ${String(object.kind)} does not match ${resource.kind}`);
+    }
+    return object;
+  }
+
+  private commit(
+    resource: ResourceType,
+    key: string,
+    object: KubeObject,
+    previous: KubeObject | undefined,
+  ): KubeObject {
+    this.revision += 1;
+    object.metadata.resourceVersion = String(this.revision);
+    this.objects.set(key, structuredClone(object));
+    const type = previous ? 'MODIFIED' : 'ADDED';
+    this.record({
+      type,
+      resource,
+      object: structuredClone(object),
+      previous,
+      resourceVersion: this.revision,
+    });
+    return object;
+  }
+
+  private record(event: ChangeEvent): void {
+    this.history.push(event);
+    while (this.history.length > this.window) {
+      const dropped = this.history.shift();
+      if (dropped) this.compactedRevision = dropped.resourceVersion;
+    }
+    for (const listener of this.listeners) listener(event);
+  }
+}

@@ -1,0 +1,71 @@
+/** Shapes shared by the fake Kubernetes API server's parts. */
+
+/** A JSON object as it travels over the wire. */
+export type JsonObject = { [key: string]: unknown };
+
+export interface ObjectMeta extends JsonObject {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: JsonObject[];
+}
+
+/** Any stored object: TypeMeta, ObjectMeta and whatever else (spec, data, status...). */
+export interface KubeObject extends JsonObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+}
+
+/** A resource type the server serves, with the strategy switches that differ between real types. */
+export interface ResourceType {
+  group: string;
+  version: string;
+  plural: string;
+  kind: string;
+  namespaced: boolean;
+  /** `/status` exists: main-resource writes keep the stored status, status writes change only status. */
+  statusSubresource: boolean;
+  /** metadata.generation is kept and bumped when anything outside metadata and status changes. */
+  generation: boolean;
+  /** PUT without metadata.resourceVersion is allowed (built-ins) or 422 (custom resources). */
+  allowUnconditionalUpdate: boolean;
+  /** DELETE answers with the deleted object (custom resources) rather than a Success Status. */
+  returnDeletedObject: boolean;
+}
+
+/** The custom resource registered at start, e.g. gatehouse.dev/v1alpha1 authconfigs AuthConfig. */
+export interface CustomResourceOptions {
+  group: string;
+  version: string;
+  plural: string;
+  kind: string;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One change, kept in the retained window so watches can resume from a resourceVersion. */
+export interface ChangeEvent {
+  type: WatchEventType;
+  resource: ResourceType;
+  object: KubeObject;
+  /** The object before the change, to turn label-selector transitions into ADDED / DELETED. */
+  previous: KubeObject | undefined;
+  resourceVersion: number;
+}
+
+/** One entry of the server's request log. */
+export interface RequestRecord {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  contentType: string | undefined;
+  status: number;
+  watch: boolean;
+}
