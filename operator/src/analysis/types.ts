@@ -1,0 +1,18 @@
+import type { Analysis } from '../rollout/types.ts';
+
+/** The rollout analysis's window of gate metrics for one AuthConfig (operator/src/analysis). */
+export interface AnalysisSource {
+  /**
+   * Runs the AuthConfig's queries against its Prometheus over `window` ending `at`, for `mode`
+   * (warn: would_deny / total; enforce: fail / total). Never throws: an unreachable or failing Prometheus
+   * is `{ ok: false, error }`.
+   */
+  analyse(request: {
+    prometheusUrl: string;
+    queries: { gatedRequests: string; wouldDeny: string; failed: string };
+    mode: 'warn' | 'enforce';
+    windowSeconds: number;
+    namespace: string;
+    at: Date;
+  }): Promise<Analysis>;
+}
