@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import packageJson from '../../package.json' with { type: 'json' };
+import { runOperatorCommand } from '../../operator/src/runtime/command.ts';
 import { BootError } from './boot-error.ts';
 import {
   pluginCommands,
@@ -15,6 +16,7 @@ const USAGE = `Usage: gatehouse <command>
 Commands:
   serve      Start the gateway (the default). Applies pending migrations first.
   migrate    Apply pending database migrations and exit.
+  operator   Run the Kubernetes operator (gatehouse operator --help).
 
 Options:
   -h, --help     Show this help.
@@ -29,6 +31,7 @@ With DATABASE_URL unset, an embedded PostgreSQL keeps its data under DATA_DIR (d
  * production passes none.
  */
 export async function main(argv: readonly string[], options: GatewayOptions = {}): Promise<number> {
+  if (argv[0] === 'operator') return runOperatorCommand(argv.slice(1));
   const contributed = pluginCommands(options).find(({ command }) =>
     command.name.every((word, i) => argv[i] === word),
   );

@@ -5,8 +5,13 @@ export type GateLayer = 'hmac' | 'session';
 /** `would_deny`: a failure in warn mode, which enforce would have refused (the rollout signal). */
 export type GateOutcome = 'pass' | 'fail' | 'would_deny' | 'skipped';
 
+/** One gated request's verdict over both layers: in warn, a failure of either layer is `would_deny`. */
+export type GateVerdict = 'pass' | 'fail' | 'would_deny';
+
 export interface GateMetrics {
   decision(layer: GateLayer, outcome: GateOutcome): void;
+  /** Once per gated request (not per layer): what the operator's rollout analysis reads. */
+  verdict(outcome: GateVerdict): void;
   /** Time spent in both gate layers for one request. */
   observe(seconds: number): void;
 }
@@ -46,7 +51,30 @@ export function createGateMetrics(registry: Registry, mode: ApiAuthMode): GateMe
     buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05],
     registers: [registry],
   });
+  // Per request, not per layer: a request failing both layers in warn is one would_deny, so
+  // would_deny / total is the share of requests enforce would have refused. Counted in plain numbers on
+  // the request path and handed to prom-client when scraped, like the decisions. The mode's series exist
+  // from the start at 0, so the first failure after a restart is an increase Prometheus can see.
+  const verdicts = { pass: 0, fail: 0, would_deny: 0 };
+  const verdictCounter = new Counter({
+    name: 'gatehouse_auth_gate_requests_total',
+    help: 'Gated requests by mode and verdict over both layers (pass, fail, would_deny)',
+    labelNames: ['mode', 'outcome'] as const,
+    registers: [registry],
+    collect() {
+      for (const outcome of ['pass', 'fail', 'would_deny'] as const) {
+        if (verdicts[outcome] > 0) this.inc({ mode, outcome }, verdicts[outcome]);
+        verdicts[outcome] = 0;
+      }
+    },
+  });
+  if (mode !== 'disabled') {
+    for (const outcome of ['pass', 'fail', 'would_deny'] as const) verdictCounter.inc({ mode, outcome }, 0);
+  }
   return {
+    verdict(outcome) {
+      verdicts[outcome]++;
+    },
     decision(layer, outcome) {
       const key = `${layer}|${outcome}`;
       pending.set(key, (pending.get(key) ?? 0) + 1);

@@ -65,9 +65,13 @@ export function createGate(deps: GateDeps): {
     });
     if (mode === 'warn') {
       metrics.decision(layer, 'would_deny');
+      // Layer 2 gives the request's one verdict; it needs to know layer 1 failed.
+      if (layer === 'hmac') req.gateHmacFailed = true;
+      else metrics.verdict('would_deny');
       return next();
     }
     metrics.decision(layer, 'fail');
+    metrics.verdict('fail');
     return next(unauthenticated());
   };
 
@@ -111,6 +115,7 @@ export function createGate(deps: GateDeps): {
     if (result.ok) {
       req.identity = result.identity;
       metrics.decision('session', 'pass');
+      metrics.verdict(req.gateHmacFailed === true ? 'would_deny' : 'pass');
       return next();
     }
     return failed(req, 'session', result.reason, next);

@@ -23,6 +23,8 @@ declare module 'express-serve-static-core' {
     identity?: SessionIdentity;
     /** performance.now() when gate layer 1 began, for the gate latency histogram. */
     gateStartedAt?: number;
+    /** Layer 1 failed in warn mode (the request went on): its one verdict is would_deny. */
+    gateHmacFailed?: boolean;
   }
 }
 

@@ -57,13 +57,14 @@ describe('rolloutSettings', () => {
 });
 
 describe('analysisQueries', () => {
-  it('fills the window and the namespace into the default queries of the gate counter', () => {
+  it('fills the window and the namespace into the default queries of the per-request verdict counter', () => {
     const queries = analysisQueries(
       spec(specWith({ apiAuth: { rollout: { analysisWindow: '30m' } } })),
       'shop',
     );
     expect(queries.gatedRequests).toBe(
-      'sum(increase(gatehouse_auth_gate_decisions_total{namespace="shop",layer="hmac",outcome=~"pass|would_deny|fail"}[30m]))',
+      // {{mode}} stays for the analysis to fill with the mode it analyses.
+      'sum(increase(gatehouse_auth_gate_requests_total{namespace="shop",mode="{{mode}}"}[30m]))',
     );
     expect(queries.wouldDeny).toContain('outcome="would_deny"}[30m]');
     expect(queries.failed).toContain('outcome="fail"}[30m]');

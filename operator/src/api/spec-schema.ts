@@ -186,20 +186,20 @@ export const apiAuthModeSchema: JsonSchema = {
 export const prometheusQueriesSchema: JsonSchema = {
   type: 'object',
   description:
-    'PromQL instant queries, each returning one number over the analysis window. Placeholders: {{window}} (analysisWindow), {{namespace}} (the AuthConfig namespace). The defaults read the gate decision counter; the hmac layer counts each gated request once.',
+    'PromQL instant queries, each returning one number over the analysis window. Placeholders: {{window}} (analysisWindow), {{namespace}} (the AuthConfig namespace), {{mode}} (the mode analysed: warn or enforce). The defaults read the per-request verdict counter, so a request failing both gate layers counts once.',
   default: {},
   properties: {
-    gatedRequests: text(4096, 'Gated requests in the window (the sample size).', {
+    gatedRequests: text(4096, 'Gated requests in the window in the analysed mode (the sample size).', {
       default:
-        'sum(increase(gatehouse_auth_gate_decisions_total{namespace="{{namespace}}",layer="hmac",outcome=~"pass|would_deny|fail"}[{{window}}]))',
+        'sum(increase(gatehouse_auth_gate_requests_total{namespace="{{namespace}}",mode="{{mode}}"}[{{window}}]))',
     }),
-    wouldDeny: text(4096, 'In warn: decisions that would have refused a request (summed over both layers).', {
+    wouldDeny: text(4096, 'In warn: requests that enforce would have refused.', {
       default:
-        'sum(increase(gatehouse_auth_gate_decisions_total{namespace="{{namespace}}",outcome="would_deny"}[{{window}}]))',
+        'sum(increase(gatehouse_auth_gate_requests_total{namespace="{{namespace}}",mode="warn",outcome="would_deny"}[{{window}}]))',
     }),
     failed: text(4096, 'In enforce: requests refused with 401.', {
       default:
-        'sum(increase(gatehouse_auth_gate_decisions_total{namespace="{{namespace}}",outcome="fail"}[{{window}}]))',
+        'sum(increase(gatehouse_auth_gate_requests_total{namespace="{{namespace}}",mode="enforce",outcome="fail"}[{{window}}]))',
     }),
   },
 };

@@ -251,7 +251,7 @@ export interface RolloutPolicyInput {
 export interface PrometheusAnalysis {
   /** Base URL of the Prometheus HTTP API. Without it nothing is ever promoted automatically. */
   url?: string;
-  /** PromQL instant queries, each returning one number over the analysis window. Placeholders: {{window}} (analysisWindow), {{namespace}} (the AuthConfig namespace). The defaults read the gate decision counter; the hmac layer counts each gated request once. Default: `{}`. */
+  /** PromQL instant queries, each returning one number over the analysis window. Placeholders: {{window}} (analysisWindow), {{namespace}} (the AuthConfig namespace), {{mode}} (the mode analysed: warn or enforce). The defaults read the per-request verdict counter, so a request failing both gate layers counts once. Default: `{}`. */
   queries: PrometheusQueries;
 }
 
@@ -259,27 +259,27 @@ export interface PrometheusAnalysis {
 export interface PrometheusAnalysisInput {
   /** Base URL of the Prometheus HTTP API. Without it nothing is ever promoted automatically. */
   url?: string;
-  /** PromQL instant queries, each returning one number over the analysis window. Placeholders: {{window}} (analysisWindow), {{namespace}} (the AuthConfig namespace). The defaults read the gate decision counter; the hmac layer counts each gated request once. Default: `{}`. */
+  /** PromQL instant queries, each returning one number over the analysis window. Placeholders: {{window}} (analysisWindow), {{namespace}} (the AuthConfig namespace), {{mode}} (the mode analysed: warn or enforce). The defaults read the per-request verdict counter, so a request failing both gate layers counts once. Default: `{}`. */
   queries?: PrometheusQueriesInput;
 }
 
-/** PromQL instant queries, each returning one number over the analysis window. Placeholders: {{window}} (analysisWindow), {{namespace}} (the AuthConfig namespace). The defaults read the gate decision counter; the hmac layer counts each gated request once. */
+/** PromQL instant queries, each returning one number over the analysis window. Placeholders: {{window}} (analysisWindow), {{namespace}} (the AuthConfig namespace), {{mode}} (the mode analysed: warn or enforce). The defaults read the per-request verdict counter, so a request failing both gate layers counts once. */
 export interface PrometheusQueries {
-  /** Gated requests in the window (the sample size). Default: `"sum(increase(gatehouse_auth_gate_decisions_total{namespace=\"{{namespace}}\",layer=\"hmac\",outcome=~\"pass|would_deny|fail\"}[{{window}}]))"`. */
+  /** Gated requests in the window in the analysed mode (the sample size). Default: `"sum(increase(gatehouse_auth_gate_requests_total{namespace=\"{{namespace}}\",mode=\"{{mode}}\"}[{{window}}]))"`. */
   gatedRequests: string;
-  /** In warn: decisions that would have refused a request (summed over both layers). Default: `"sum(increase(gatehouse_auth_gate_decisions_total{namespace=\"{{namespace}}\",outcome=\"would_deny\"}[{{window}}]))"`. */
+  /** In warn: requests that enforce would have refused. Default: `"sum(increase(gatehouse_auth_gate_requests_total{namespace=\"{{namespace}}\",mode=\"warn\",outcome=\"would_deny\"}[{{window}}]))"`. */
   wouldDeny: string;
-  /** In enforce: requests refused with 401. Default: `"sum(increase(gatehouse_auth_gate_decisions_total{namespace=\"{{namespace}}\",outcome=\"fail\"}[{{window}}]))"`. */
+  /** In enforce: requests refused with 401. Default: `"sum(increase(gatehouse_auth_gate_requests_total{namespace=\"{{namespace}}\",mode=\"enforce\",outcome=\"fail\"}[{{window}}]))"`. */
   failed: string;
 }
 
 /** PrometheusQueries as written: fields with a default may be left out. */
 export interface PrometheusQueriesInput {
-  /** Gated requests in the window (the sample size). Default: `"sum(increase(gatehouse_auth_gate_decisions_total{namespace=\"{{namespace}}\",layer=\"hmac\",outcome=~\"pass|would_deny|fail\"}[{{window}}]))"`. */
+  /** Gated requests in the window in the analysed mode (the sample size). Default: `"sum(increase(gatehouse_auth_gate_requests_total{namespace=\"{{namespace}}\",mode=\"{{mode}}\"}[{{window}}]))"`. */
   gatedRequests?: string;
-  /** In warn: decisions that would have refused a request (summed over both layers). Default: `"sum(increase(gatehouse_auth_gate_decisions_total{namespace=\"{{namespace}}\",outcome=\"would_deny\"}[{{window}}]))"`. */
+  /** In warn: requests that enforce would have refused. Default: `"sum(increase(gatehouse_auth_gate_requests_total{namespace=\"{{namespace}}\",mode=\"warn\",outcome=\"would_deny\"}[{{window}}]))"`. */
   wouldDeny?: string;
-  /** In enforce: requests refused with 401. Default: `"sum(increase(gatehouse_auth_gate_decisions_total{namespace=\"{{namespace}}\",outcome=\"fail\"}[{{window}}]))"`. */
+  /** In enforce: requests refused with 401. Default: `"sum(increase(gatehouse_auth_gate_requests_total{namespace=\"{{namespace}}\",mode=\"enforce\",outcome=\"fail\"}[{{window}}]))"`. */
   failed?: string;
 }
 

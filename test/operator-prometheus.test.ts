@@ -1,0 +1,279 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Registry, type Counter } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateMetrics, type GateLayer, type GateOutcome } from '../gateway/src/gate/gate-metrics.ts';
+import { applyDefaults } from '../operator/src/api/defaults.ts';
+import { prometheusQueriesSchema } from '../operator/src/api/spec-schema.ts';
+import { createPrometheusAnalysis } from '../operator/src/analysis/prometheus-analysis.ts';
+import type { Analysis } from '../operator/src/rollout/types.ts';
+import { freePort } from './helpers/process.ts';
+import { requireTool } from './helpers/tools.ts';
+
+// The rollout analysis against a real Prometheus (testing guide, Prometheus row; issue 7 point 7): the Debian
+// `prometheus` binary scrapes, every second, a loopback endpoint serving the gateway's own gate metrics
+// (createGateMetrics on a prom-client Registry), whose decisions this test records. The scrape config adds the
+// `namespace` label the default queries select on, as Kubernetes service discovery would.
+//
+// Why the figures are exact here: every series exists at 0 before the traffic (see `initialiseSeries`), and the
+// analysis runs at the timestamp of the last scrape. increase() extrapolates a window's first and last samples
+// towards its edges, but (Prometheus `extrapolatedRate`) never further back than where a counter would reach 0,
+// which is no distance when the first sample is 0, and not forward at all when the window ends on the last
+// sample. At any other time (the second test) the end is extrapolated by up to 1.1 scrape intervals, so the
+// counts grow by up to (span + 1.1 s) / span; both series of a ratio share their scrape timestamps, so the
+// ratio stays exact.
+
+const prometheus = await requireTool('prometheus', 'prometheus');
+const WINDOW_SECONDS = 30;
+const queries = applyDefaults(prometheusQueriesSchema, {}) as {
+  gatedRequests: string;
+  wouldDeny: string;
+  failed: string;
+};
+
+interface Gateway {
+  registry: Registry;
+  record(layer: GateLayer, outcome: GateOutcome, times: number): void;
+  /** Per-request verdicts over both layers (gatehouse_auth_gate_requests_total), as the gate counts them. */
+  verdicts(outcome: 'pass' | 'fail' | 'would_deny', times: number): void;
+}
+
+/** One gateway process's gate metrics, as the gateway builds them. */
+function gateway(mode: 'warn' | 'enforce'): Gateway {
+  const registry = new Registry();
+  const metrics = createGateMetrics(registry, mode);
+  // Every series this mode produces, at 0, before any traffic: a series that first appears with a value has no
+  // earlier sample, so increase() would not see its first requests.
+  const counter = registry.getSingleMetric('gatehouse_auth_gate_decisions_total') as Counter;
+  const failure = mode === 'warn' ? 'would_deny' : 'fail';
+  for (const layer of ['hmac', 'session'])
+    for (const outcome of ['pass', failure]) counter.inc({ layer, mode, outcome }, 0);
+  return {
+    registry,
+    record(layer, outcome, times) {
+      for (let i = 0; i < times; i += 1) metrics.decision(layer, outcome);
+    },
+    verdicts(outcome, times) {
+      for (let i = 0; i < times; i += 1) metrics.verdict(outcome);
+    },
+  };
+}
+
+const warn = gateway('warn');
+const enforce = gateway('enforce');
+let exporter: Server;
+let child: ChildProcess | undefined;
+let dir: string;
+let prometheusUrl: string;
+
+/** An instant query's single value straight from the HTTP API (the wait conditions, not the code under test). */
+async function scalar(query: string): Promise<number> {
+  const url = new URL('/api/v1/query', prometheusUrl);
+  url.searchParams.set('query', query);
+  const body = (await (await fetch(url)).json()) as {
+    data?: { result?: { value: [number, string] }[] };
+  };
+  const first = body.data?.result?.[0];
+  return first ? Number(first.value[1]) : Number.NaN;
+}
+
+/** Polls until `check` holds (no fixed sleeps), or fails naming what it waited for. */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const samples = (namespace: string) =>
+  scalar(
+    `count_over_time(gatehouse_auth_gate_decisions_total{namespace="${namespace}",layer="hmac",outcome="pass"}[1m])`,
+  );
+const hmacTotal = (namespace: string) =>
+  scalar(`sum(gatehouse_auth_gate_decisions_total{namespace="${namespace}",layer="hmac"})`);
+/** When the last scrape of a namespace's target was taken. */
+const lastScrape = async (namespace: string) =>
+  new Date(
+    Math.round(
+      (await scalar(`max(timestamp(gatehouse_auth_gate_decisions_total{namespace="${namespace}"}))`)) * 1000,
+    ),
+  );
+
+/** The error of a failed analysis (the test fails if it succeeded). */
+function failure(result: Analysis): string {
+  if (result.ok) throw new Error(`expected a failed analysis, got ${JSON.stringify(result)}`);
+  return result.error;
+}
+
+beforeAll(async () => {
+  if (!prometheus) return;
+  exporter = createServer((req, res) => {
+    const source = req.url === '/warn' ? warn : req.url === '/enforce' ? enforce : null;
+    if (!source) return void res.writeHead(404).end();
+    source.registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': source.registry.contentType }).end(text),
+      () => res.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve) => exporter.listen(0, '127.0.0.1', resolve));
+  const target = `127.0.0.1:${(exporter.address() as AddressInfo).port}`;
+
+  dir = await mkdtemp(path.join(tmpdir(), 'gatehouse-prometheus-'));
+  const job = (mode: string) => ({
+    job_name: `gateway-${mode}`,
+    scrape_interval: '1s',
+    scrape_timeout: '1s',
+    metrics_path: `/${mode}`,
+    static_configs: [{ targets: [target], labels: { namespace: `team-${mode}` } }],
+  });
+  // JSON is YAML: no YAML writer needed.
+  const config = { global: { scrape_interval: '1s' }, scrape_configs: [job('warn'), job('enforce')] };
+  await writeFile(path.join(dir, 'prometheus.yml'), JSON.stringify(config));
+
+  const port = await freePort();
+  prometheusUrl = `http://127.0.0.1:${port}`;
+  child = spawn(
+    prometheus,
+    [
+      `--config.file=${path.join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${path.join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await until('Prometheus to be ready', async () => (await fetch(`${prometheusUrl}/-/ready`)).ok).catch(
+    (err: unknown) => {
+      throw new Error(`${String(err)}; prometheus stderr: ${stderr}`);
+    },
+  );
+  // Three scrapes of the zeros: the windows then start on a 0 sample and have a scrape interval to average.
+  await until(
+    'three scrapes of each target',
+    async () => (await samples('team-warn')) >= 3 && (await samples('team-enforce')) >= 3,
+  );
+
+  // The traffic. Warn: 100 gated requests, 10 fail hmac, 5 of the 90 that pass hmac fail the session layer, and
+  // 4 of the 10 hmac failures fail the session layer too (warn runs both layers): 15 requests enforce would refuse.
+  warn.record('hmac', 'pass', 90);
+  warn.record('hmac', 'would_deny', 10);
+  warn.record('session', 'pass', 91);
+  warn.record('session', 'would_deny', 9);
+  warn.verdicts('pass', 85);
+  warn.verdicts('would_deny', 15);
+  // Enforce: 200 gated requests, 10 refused by hmac (layer 2 never runs for them), 10 refused by the session layer.
+  enforce.record('hmac', 'pass', 190);
+  enforce.record('hmac', 'fail', 10);
+  enforce.record('session', 'pass', 180);
+  enforce.record('session', 'fail', 10);
+  enforce.verdicts('pass', 180);
+  enforce.verdicts('fail', 20);
+  await until(
+    'the traffic to be scraped',
+    async () => (await hmacTotal('team-warn')) === 100 && (await hmacTotal('team-enforce')) === 200,
+  );
+}, 30_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child?.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  if (exporter) await new Promise<void>((resolve) => exporter.close(() => resolve()));
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(!prometheus)('rollout analysis against a real Prometheus', () => {
+  const source = createPrometheusAnalysis({ timeoutMs: 2000 });
+  const analyse = (mode: 'warn' | 'enforce', at: Date) =>
+    source.analyse({
+      prometheusUrl,
+      queries,
+      mode,
+      windowSeconds: WINDOW_SECONDS,
+      namespace: `team-${mode}`,
+      at,
+    });
+
+  it('warn: gated requests and the would-deny ratio of the default queries, at the last scrape', async () => {
+    const result = await analyse('warn', await lastScrape('team-warn'));
+    // 15 of 100: the default queries read the per-request verdicts, so the 4 requests that failed both
+    // layers count once (summing the per-layer decisions would say 19).
+    expect(result).toMatchObject({ ok: true, gatedRequests: 100 });
+    expect(result.ok && result.failureRatio).toBeCloseTo(0.15, 9);
+  });
+
+  it('enforce: gated requests and the failure ratio (no double count: layer 2 never runs after a refusal)', async () => {
+    const result = await analyse('enforce', await lastScrape('team-enforce'));
+    expect(result).toMatchObject({ ok: true, gatedRequests: 200 });
+    expect(result.ok && result.failureRatio).toBeCloseTo(0.1, 9);
+  });
+
+  it('at any other time the counts are extrapolated towards the window end; the ratio is not affected', async () => {
+    const result = await analyse('enforce', new Date());
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    // At least three scrapes before the traffic, one after: a span of 3 s or more, extended by at most 1.1 s.
+    expect(result.gatedRequests).toBeGreaterThanOrEqual(200);
+    expect(result.gatedRequests).toBeLessThanOrEqual(Math.ceil((200 * (3 + 1.1)) / 3));
+    expect(result.failureRatio).toBeCloseTo(0.1, 9);
+  });
+
+  it('a namespace without traffic is 0 requests (inconclusive for decide, never a pass)', async () => {
+    const result = await source.analyse({
+      prometheusUrl,
+      queries,
+      mode: 'warn',
+      windowSeconds: WINDOW_SECONDS,
+      namespace: 'quiet',
+      at: new Date(),
+    });
+    expect(result).toEqual({ ok: true, gatedRequests: 0, failureRatio: 0 });
+  });
+
+  it("Prometheus's own refusals: a query it cannot parse, and one returning several series", async () => {
+    const bad = await source.analyse({
+      prometheusUrl,
+      mode: 'warn',
+      windowSeconds: WINDOW_SECONDS,
+      namespace: 'team-warn',
+      at: new Date(),
+      queries: { ...queries, wouldDeny: 'sum(increase(' },
+    });
+    expect(failure(bad)).toMatch(/^wouldDeny query: .*HTTP 400.*bad_data/);
+    const several = await source.analyse({
+      prometheusUrl,
+      mode: 'warn',
+      windowSeconds: WINDOW_SECONDS,
+      namespace: 'team-warn',
+      at: new Date(),
+      queries: {
+        ...queries,
+        gatedRequests: 'gatehouse_auth_gate_decisions_total{namespace="{{namespace}}"}',
+      },
+    });
+    expect(failure(several)).toMatch(/^gatedRequests query: .*answered 4 series/);
+  });
+
+  it('an unreachable Prometheus is ok:false, not a throw', async () => {
+    const port = await freePort();
+    const result = await source.analyse({
+      prometheusUrl: `http://127.0.0.1:${port}`,
+      queries,
+      mode: 'enforce',
+      windowSeconds: WINDOW_SECONDS,
+      namespace: 'team-enforce',
+      at: new Date(),
+    });
+    expect(failure(result)).toMatch(/^gatedRequests query: .*unreachable/);
+  });
+});
