@@ -1,0 +1,121 @@
+import { GATEWAY_VARIABLES } from '../api/gateway-variables.ts';
+import type { RenderedEnv } from '../render/env.ts';
+import { ANNOTATIONS } from './annotations.ts';
+import { isJsonObject, sameJson, type Json, type JsonObject } from './json.ts';
+
+/** What the target Deployment's pod template must carry for one rendered configuration. */
+export interface DeploymentTarget {
+  /** The AuthConfig's name: env ConfigMaps are `<name>-env-<hash>`. */
+  authConfigName: string;
+  /** spec.target.container; the first container when absent. */
+  container?: string;
+  configMapName: string;
+  hash: string;
+  secretEnv: RenderedEnv['secretEnv'];
+  /** The plain variables the ConfigMap sets (an `env` entry of the same name would shadow it). */
+  plainNames: readonly string[];
+}
+
+export type DeploymentPlan =
+  | { ok: true; upToDate: boolean; applyConfiguration: JsonObject }
+  | { ok: false; reason: 'ContainerNotFound'; message: string };
+
+/**
+ * The server-side apply configuration for the target Deployment (issue 7 point 2), from the live object. Pure.
+ *
+ * - The gateway container gets `envFrom` the env ConfigMap (after the container's other sources, so the
+ *   operator's settings win) and the `secretKeyRef` entries; entries the operator set before (an env
+ *   ConfigMap of this AuthConfig, a gateway secret from a Secret) and plain `env` entries that would shadow a
+ *   ConfigMap variable (`env` beats `envFrom`, which would defeat a rollback) are replaced.
+ * - The pod template gets the config-hash annotation, so a new ConfigMap rolls the pods.
+ * - `strategy.rollingUpdate.maxSurge: 100%` (issue 7 point 3: rollback in under 30 s replaces all pods at
+ *   once); left out when the Deployment uses `Recreate`, where rollingUpdate is invalid.
+ *
+ * The containers list is sent whole, copied from the live object with only the gateway container changed:
+ * the test API server merges lists atomically, and on a real server the operator then shares ownership of
+ * the other fields at their current values (they are re-read before every apply, never reverted).
+ */
+export function planDeployment(live: JsonObject, target: DeploymentTarget): DeploymentPlan {
+  const spec = objectAt(live, 'spec');
+  const template = objectAt(spec, 'template');
+  const podSpec = objectAt(template, 'spec');
+  const containers = Array.isArray(podSpec.containers) ? podSpec.containers.filter(isJsonObject) : [];
+  const index =
+    target.container === undefined
+      ? containers.length > 0
+        ? 0
+        : -1
+      : containers.findIndex((container) => container.name === target.container);
+  const current = containers[index];
+  if (current === undefined) {
+    return {
+      ok: false,
+      reason: 'ContainerNotFound',
+      message:
+        target.container === undefined
+          ? 'the target Deployment has no container'
+          : `the target Deployment has no container named "${target.container}"`,
+    };
+  }
+  const desiredContainers = containers.map((container, i) =>
+    i === index ? gatewayContainer(container, target) : container,
+  );
+
+  const strategy = objectAt(spec, 'strategy');
+  const rolling = strategy.type === undefined || strategy.type === 'RollingUpdate';
+  const annotations = objectAt(objectAt(template, 'metadata'), 'annotations');
+  const upToDate =
+    sameJson(desiredContainers, containers) &&
+    annotations[ANNOTATIONS.configHash] === target.hash &&
+    (!rolling || objectAt(strategy, 'rollingUpdate').maxSurge === '100%');
+
+  const metadata = objectAt(live, 'metadata');
+  const applyConfiguration: JsonObject = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: metadata.name ?? null, namespace: metadata.namespace ?? null },
+    spec: {
+      ...(rolling ? { strategy: { rollingUpdate: { maxSurge: '100%' } } } : {}),
+      template: {
+        metadata: { annotations: { [ANNOTATIONS.configHash]: target.hash } },
+        spec: { containers: desiredContainers },
+      },
+    },
+  };
+  return { ok: true, upToDate, applyConfiguration };
+}
+
+function gatewayContainer(container: JsonObject, target: DeploymentTarget): JsonObject {
+  const ownConfigMap = `${target.authConfigName}-env-`;
+  const envFrom = (Array.isArray(container.envFrom) ? container.envFrom : []).filter((source) => {
+    const name = isJsonObject(source) ? objectAt(source, 'configMapRef').name : undefined;
+    return !(typeof name === 'string' && name.startsWith(ownConfigMap));
+  });
+  const secretNames = new Set(target.secretEnv.map((entry) => entry.name));
+  const plainNames = new Set(target.plainNames);
+  const env = (Array.isArray(container.env) ? container.env : []).filter((entry) => {
+    if (!isJsonObject(entry) || typeof entry.name !== 'string') return true;
+    if (secretNames.has(entry.name) || plainNames.has(entry.name)) return false;
+    const fromSecret = isJsonObject(entry.valueFrom) && isJsonObject(entry.valueFrom.secretKeyRef);
+    return !(fromSecret && GATEWAY_VARIABLES.has(entry.name));
+  });
+  const secretEnv: Json[] = target.secretEnv.map((entry) => ({
+    name: entry.name,
+    valueFrom: {
+      secretKeyRef: { name: entry.valueFrom.secretKeyRef.name, key: entry.valueFrom.secretKeyRef.key },
+    },
+  }));
+  const result: JsonObject = {
+    ...container,
+    envFrom: [...envFrom, { configMapRef: { name: target.configMapName } }],
+  };
+  const allEnv = [...env, ...secretEnv];
+  if (allEnv.length > 0) result.env = allEnv;
+  else delete result.env;
+  return result;
+}
+
+function objectAt(value: JsonObject, key: string): JsonObject {
+  const member = value[key];
+  return isJsonObject(member) ? member : {};
+}

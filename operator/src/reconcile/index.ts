@@ -1,0 +1,10 @@
+export {
+  createReconciler,
+  TARGET_RETRY_MS,
+  type ReconcileLogger,
+  type ReconcilerOptions,
+} from './reconciler.ts';
+export { ANNOTATIONS } from './annotations.ts';
+export { CONFIG_MAP_HISTORY } from './config-map-history.ts';
+export type { ObjectKey, ReconcileResult, Reconciler } from './types.ts';
+export { benchmarkApply, type ApplyBenchmarkOptions, type ApplyBenchmarkResult } from './benchmark.ts';
