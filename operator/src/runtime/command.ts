@@ -1,0 +1,121 @@
+/**
+ * `gatehouse operator`: runs the operator until SIGTERM/SIGINT, then shuts down gracefully (the reconciles in
+ * flight finish, the Lease is released so the standby takes over at once). Settings come from flags, then the
+ * Downward API variables of operator/deploy/operator.yaml (POD_NAME, POD_NAMESPACE), then the kubeconfig.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import pino from 'pino';
+import type { Reconciler } from '../reconcile/types.ts';
+import { createDefaultReconciler } from './default-reconciler.ts';
+import type { RuntimeLogger } from './logger.ts';
+import { DEFAULT_PORT, DEFAULT_WATCHDOG_MS, startOperator, type ReconcilerContext } from './operator.ts';
+
+export const OPERATOR_USAGE = `Usage: gatehouse operator [options]
+
+Runs the AuthConfig operator: leader election on the Lease gatehouse-operator, watches, reconciles,
+and /healthz, /readyz, /metrics.
+
+Options:
+  --port N               Health and metrics port (default ${DEFAULT_PORT}).
+  --namespace NS         The operator's namespace, where its Lease lives (default $POD_NAMESPACE,
+                         then the kubeconfig context's namespace, then "default").
+  --identity ID          This replica's Lease identity (default $POD_NAME, then hostname-random).
+  --watch-namespace NS   Watch one namespace only (default: every namespace).
+  --watchdog-seconds N   Restart a watch silent this long (default ${DEFAULT_WATCHDOG_MS / 1000}).
+  -h, --help             Show this help.
+
+The cluster comes from KUBECONFIG or ~/.kube/config, or the in-cluster service account.
+`;
+
+export interface OperatorCommandDeps {
+  /** Builds the reconciler for a cluster; the real one by default. */
+  createReconciler?: (kubeConfig: KubeConfig, context: ReconcilerContext, log: RuntimeLogger) => Reconciler;
+  env?: NodeJS.ProcessEnv;
+  /** Resolves when the process is told to stop (SIGTERM/SIGINT by default). */
+  untilStopped?: () => Promise<unknown>;
+}
+
+/** Runs `gatehouse operator ARGS`; returns the exit code. */
+export async function runOperatorCommand(
+  args: readonly string[],
+  deps: OperatorCommandDeps = {},
+): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      allowPositionals: false,
+      strict: true,
+      options: {
+        port: { type: 'string' },
+        namespace: { type: 'string' },
+        identity: { type: 'string' },
+        'watch-namespace': { type: 'string' },
+        'watchdog-seconds': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    process.stderr.write(`gatehouse operator: ${(err as Error).message}\n\n${OPERATOR_USAGE}`);
+    return 64;
+  }
+  if (values.help) {
+    process.stdout.write(OPERATOR_USAGE);
+    return 0;
+  }
+  const port = parseCount(values.port, DEFAULT_PORT);
+  const watchdogSeconds = parseCount(values['watchdog-seconds'], DEFAULT_WATCHDOG_MS / 1000);
+  if (port === undefined || port > 65_535 || watchdogSeconds === undefined || watchdogSeconds < 1) {
+    process.stderr.write(`gatehouse operator: --port and --watchdog-seconds take positive integers\n`);
+    return 64;
+  }
+  const env = deps.env ?? process.env;
+  const createReconciler = deps.createReconciler ?? createDefaultReconciler;
+  const log = pino({ level: env.LOG_LEVEL ?? 'info', base: { service: 'gatehouse-operator' } });
+  try {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromDefault();
+    const namespace =
+      values.namespace ??
+      env.POD_NAMESPACE ??
+      kubeConfig.getContextObject(kubeConfig.currentContext)?.namespace;
+    const operator = await startOperator({
+      kubeConfig,
+      namespace: namespace ?? 'default',
+      identity: values.identity ?? env.POD_NAME ?? `${hostname()}-${randomUUID().slice(0, 8)}`,
+      reconciler: (context) => createReconciler(kubeConfig, context, log),
+      port,
+      watchdogMs: watchdogSeconds * 1000,
+      ...(values['watch-namespace'] === undefined ? {} : { watchNamespace: values['watch-namespace'] }),
+      log,
+    });
+    await (deps.untilStopped ?? waitForSignal)();
+    await operator.stop();
+    return 0;
+  } catch (err) {
+    log.error({ error: (err as Error).stack ?? String(err) }, 'operator failed');
+    return 1;
+  }
+}
+
+function parseCount(value: string | undefined, fallback: number): number | undefined {
+  if (value === undefined) return fallback;
+  return /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      // A second signal while draining means "now".
+      process.once(signal, () => process.exit(1));
+      resolve(signal);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}

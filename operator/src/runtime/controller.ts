@@ -1,0 +1,162 @@
+/**
+ * The AuthConfig controller: informers feeding the work queue, the queue calling the reconciler. Only the
+ * leader runs one; it is created when leadership is gained and stopped when it is lost.
+ *
+ * Events enqueue keys, never objects (level-based: the reconciler reads the current state itself). Besides the
+ * AuthConfigs, the controller watches Deployments and maps each to the AuthConfigs that target it (by
+ * `spec.target.name` in the same namespace, or an AuthConfig ownerReference), so a hand edit of the gateway's
+ * pod template is put back. ConfigMaps are not watched: the operator's RBAC has no `watch` on them, and the
+ * env ConfigMaps are immutable and hash-named, so the next reconcile of their AuthConfig recreates one that
+ * was deleted.
+ */
+import { AppsV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { GROUP, KIND, PLURAL, VERSION } from '../api/names.ts';
+import type { ObjectKey, Reconciler } from '../reconcile/types.ts';
+import { Informer, objectKey, type ListResult, type WatchedObject } from './informer.ts';
+import { silentLogger, type RuntimeLogger } from './logger.ts';
+import type { OperatorMetrics } from './metrics.ts';
+import { keyOf, WorkQueue, type BackoffOptions } from './work-queue.ts';
+
+export const CONTROLLER_NAME = 'authconfig';
+
+export interface ControllerOptions {
+  kubeConfig: KubeConfig;
+  reconciler: Reconciler;
+  metrics: OperatorMetrics;
+  /** Watch one namespace only; every namespace by default (the ClusterRole of operator/deploy/rbac.yaml). */
+  watchNamespace?: string;
+  concurrency?: number;
+  backoff?: BackoffOptions;
+  /** A watch silent for this long is restarted. */
+  watchdogMs: number;
+  watchTimeoutSeconds?: () => number;
+  /** Watch Deployments targeted by AuthConfigs (default true). */
+  watchDeployments?: boolean;
+  log?: RuntimeLogger;
+}
+
+export interface Controller {
+  /** True once every informer has listed. */
+  readonly synced: boolean;
+  /** Stops the informers, then lets the reconciles in flight finish. */
+  stop(): Promise<void>;
+}
+
+/** Starts the informers and the queue. */
+export function startController(options: ControllerOptions): Controller {
+  const { kubeConfig, metrics, watchNamespace } = options;
+  const log = options.log ?? silentLogger;
+  const queue = new WorkQueue({
+    name: CONTROLLER_NAME,
+    reconcile: (key) => options.reconciler.reconcile(key),
+    metrics,
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
+    log,
+  });
+  const enqueue = (key: string): void => queue.add(parseKey(key));
+  const common = {
+    kubeConfig,
+    metrics,
+    watchdogMs: options.watchdogMs,
+    ...(options.watchTimeoutSeconds === undefined
+      ? {}
+      : { watchTimeoutSeconds: options.watchTimeoutSeconds }),
+    log,
+  };
+
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const authConfigs = new Informer({
+    ...common,
+    resource: PLURAL,
+    watchPath: collectionPath(`/apis/${GROUP}/${VERSION}`, PLURAL, watchNamespace),
+    list: async () =>
+      toListResult(
+        watchNamespace === undefined
+          ? await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL })
+          : await custom.listNamespacedCustomObject({
+              group: GROUP,
+              version: VERSION,
+              plural: PLURAL,
+              namespace: watchNamespace,
+            }),
+      ),
+    onEvent: (type, object) => {
+      const key = objectKey(object);
+      if (key === undefined) return;
+      if (type === 'DELETED') metrics.forget(parseKey(key));
+      enqueue(key);
+    },
+    onList: (objects, removed) => {
+      for (const object of objects) {
+        const key = objectKey(object);
+        if (key !== undefined) enqueue(key);
+      }
+      for (const key of removed) {
+        metrics.forget(parseKey(key));
+        enqueue(key);
+      }
+    },
+  });
+
+  /** The AuthConfigs a Deployment belongs to. */
+  const ownersOf = (deployment: WatchedObject): string[] => {
+    const namespace = deployment.metadata?.namespace ?? '';
+    const name = deployment.metadata?.name;
+    const keys = new Set<string>();
+    const owners = (deployment.metadata as { ownerReferences?: Array<{ kind?: string; name?: string }> })
+      .ownerReferences;
+    for (const owner of owners ?? []) {
+      if (owner.kind === KIND && owner.name) keys.add(keyOf({ namespace, name: owner.name }));
+    }
+    for (const [key, authConfig] of authConfigs.cache) {
+      const spec = authConfig.spec as { target?: { name?: string } } | undefined;
+      if (authConfig.metadata?.namespace === namespace && spec?.target?.name === name) keys.add(key);
+    }
+    return [...keys];
+  };
+  const apps = kubeConfig.makeApiClient(AppsV1Api);
+  const deployments =
+    options.watchDeployments === false
+      ? undefined
+      : new Informer({
+          ...common,
+          resource: 'deployments',
+          watchPath: collectionPath('/apis/apps/v1', 'deployments', watchNamespace),
+          list: async () =>
+            toListResult(
+              watchNamespace === undefined
+                ? await apps.listDeploymentForAllNamespaces()
+                : await apps.listNamespacedDeployment({ namespace: watchNamespace }),
+            ),
+          onEvent: (_type, object) => ownersOf(object).forEach(enqueue),
+          onList: (objects) => objects.flatMap(ownersOf).forEach(enqueue),
+        });
+
+  authConfigs.start();
+  deployments?.start();
+  return {
+    get synced() {
+      return authConfigs.hasSynced && (deployments?.hasSynced ?? true);
+    },
+    async stop() {
+      await Promise.all([authConfigs.stop(), deployments?.stop()]);
+      await queue.shutdown();
+    },
+  };
+}
+
+function collectionPath(prefix: string, plural: string, namespace: string | undefined): string {
+  return namespace === undefined ? `${prefix}/${plural}` : `${prefix}/namespaces/${namespace}/${plural}`;
+}
+
+function parseKey(key: string): ObjectKey {
+  const slash = key.indexOf('/');
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+/** A list response (typed or custom-object JSON) as items and the list's resourceVersion. */
+function toListResult(list: unknown): ListResult {
+  const { items, metadata } = list as { items?: WatchedObject[]; metadata?: { resourceVersion?: string } };
+  return { items: items ?? [], resourceVersion: metadata?.resourceVersion ?? '' };
+}
