@@ -23,6 +23,8 @@ COPY package.json ./
 COPY gateway ./gateway
 COPY plugins ./plugins
 COPY migrations ./migrations
+# The operator is the same image with another command: `node gateway/src/cli.ts operator` (operator/deploy/).
+COPY operator/src ./operator/src
 # The code stays owned by root (read-only for the process); only the embedded PostgreSQL's DATA_DIR is writable.
 RUN mkdir -p /app/.data && chown node:node /app/.data
 USER node

@@ -64,6 +64,7 @@ interface Harness {
   name: string;
   clock: ManualClock;
   analysis: ReturnType<typeof fakeAnalysis>;
+  metrics: { phases: number[]; transitions: string[] };
   reconciler: Reconciler;
   reconcile(): ReturnType<Reconciler['reconcile']>;
 }
@@ -80,12 +81,22 @@ async function setUp(options: { deployment?: boolean } = {}): Promise<Harness> {
   if (options.deployment !== false) await apps.createNamespacedDeployment({ namespace, body: deployment() });
   const clock = createManualClock(Date.UTC(2026, 0, 1));
   const analysis = fakeAnalysis();
-  const reconciler = createReconciler({ kubeConfig: kc, clock, analysis: analysis.source });
+  const metrics = { phases: [] as number[], transitions: [] as string[] };
+  const reconciler = createReconciler({
+    kubeConfig: kc,
+    clock,
+    analysis: analysis.source,
+    metrics: {
+      setPhase: (_key, phase) => void metrics.phases.push(phase),
+      recordTransition: (_key, t) => void metrics.transitions.push(`${t.from}→${t.to} ${t.reason}`),
+    },
+  });
   return {
     namespace,
     name,
     clock,
     analysis,
+    metrics,
     reconciler,
     reconcile: () => reconciler.reconcile({ namespace, name }),
   };
@@ -495,6 +506,14 @@ describe('the API_AUTH_MODE rollout', () => {
     expect(stored.status?.previousHash).toBe(enforceMap?.metadata?.labels?.[LABELS.configHash]);
     expect(rolledBack.spec?.strategy?.rollingUpdate?.maxSurge).toBe('100%');
     expect(await eventReasons(h)).toContain('RollbackRequested');
+    // The runtime's rollout metrics heard every transition and the phase of each pass.
+    expect(h.metrics.transitions).toEqual([
+      'disabled→warn DesiredModeRaised',
+      'warn→enforce Promoted',
+      'enforce→disabled RollbackRequested',
+    ]);
+    expect(h.metrics.phases.at(-1)).toBe(0);
+    expect(h.metrics.phases).toContain(2);
   });
 
   it('falls back from enforce to warn after consecutive bad checks', async () => {

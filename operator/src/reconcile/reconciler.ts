@@ -45,6 +45,13 @@ export interface ReconcilerOptions {
   /** The one field manager of every server-side apply. */
   fieldManager?: string;
   logger?: ReconcileLogger;
+  /** The runtime's rollout metrics (operator/src/runtime/metrics.ts): the phase and each transition. */
+  metrics?: ReconcileMetrics;
+}
+
+export interface ReconcileMetrics {
+  setPhase(key: ObjectKey, phase: number): void;
+  recordTransition(key: ObjectKey, transition: { from: string; to: string; reason: string }): void;
 }
 
 /** How soon a reconcile that found no target Deployment (or no gateway container) looks again. */
@@ -70,6 +77,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
         analysis: options.analysis,
         fieldManager,
         logger: options.logger ?? silent,
+        metrics: options.metrics,
       }),
   };
 }
@@ -81,6 +89,7 @@ interface Context {
   analysis: AnalysisSource;
   fieldManager: string;
   logger: ReconcileLogger;
+  metrics: ReconcileMetrics | undefined;
 }
 
 /** One reconcile of one AuthConfig, with what it read. */
@@ -189,6 +198,7 @@ async function reconcileOnce(ctx: Context): Promise<ReconcileResult> {
 
   if (decision.transition !== null) {
     const { from, to, reason } = decision.transition;
+    ctx.metrics?.recordTransition(ctx.key, { from, to, reason });
     const warning = reason === 'FallbackToWarn' || reason === 'RollbackRequested';
     pass.events.push({
       type: warning ? 'Warning' : 'Normal',
@@ -202,6 +212,7 @@ async function reconcileOnce(ctx: Context): Promise<ReconcileResult> {
     reason: 'Applied',
     message: `Deployment ${spec.target.name} runs with ConfigMap ${configMap.metadata.name} (API_AUTH_MODE=${mode})`,
   };
+  const rollout = rolloutStatusFor(decision.state, decision.phase3Ready.status === 'True');
   await finish(
     pass,
     {
@@ -214,9 +225,10 @@ async function reconcileOnce(ctx: Context): Promise<ReconcileResult> {
     {
       appliedHash: hash,
       ...(previousHash !== undefined ? { previousHash } : {}),
-      rollout: rolloutStatusFor(decision.state, decision.phase3Ready.status === 'True'),
+      rollout: rollout,
     },
   );
+  if (rollout.phase !== undefined) ctx.metrics?.setPhase(ctx.key, rollout.phase);
   return mode === 'disabled'
     ? {}
     : { requeueAfterMs: Math.max(1000, nextAnalysisAt(settings, decision.state) - pass.now.getTime()) };

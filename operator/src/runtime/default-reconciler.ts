@@ -15,14 +15,14 @@ export const ANALYSIS_TIMEOUT_MS = 10_000;
 
 export function createDefaultReconciler(
   kubeConfig: KubeConfig,
-  // The rollout metrics (phase, transitions) are the reconciler's to report; it does not take them yet.
-  _context: ReconcilerContext,
+  context: ReconcilerContext,
   logger: RuntimeLogger,
 ): Reconciler {
   return createReconciler({
     kubeConfig,
     clock: systemClock,
     analysis: createPrometheusAnalysis({ timeoutMs: ANALYSIS_TIMEOUT_MS }),
+    metrics: context.metrics,
     logger: {
       info: (fields, message) => logger.info({ ...fields }, message),
       warn: (fields, message) => logger.warn({ ...fields }, message),
