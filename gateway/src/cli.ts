@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import packageJson from '../../package.json' with { type: 'json' };
+import { runRolloutCommand } from '../../operator/src/cli/command.ts';
 import { runOperatorCommand } from '../../operator/src/runtime/command.ts';
 import { BootError } from './boot-error.ts';
 import {
@@ -17,6 +18,7 @@ Commands:
   serve      Start the gateway (the default). Applies pending migrations first.
   migrate    Apply pending database migrations and exit.
   operator   Run the Kubernetes operator (gatehouse operator --help).
+  rollout    Show and steer an AuthConfig's API_AUTH_MODE rollout (gatehouse rollout --help).
 
 Options:
   -h, --help     Show this help.
@@ -32,6 +34,7 @@ With DATABASE_URL unset, an embedded PostgreSQL keeps its data under DATA_DIR (d
  */
 export async function main(argv: readonly string[], options: GatewayOptions = {}): Promise<number> {
   if (argv[0] === 'operator') return runOperatorCommand(argv.slice(1));
+  if (argv[0] === 'rollout') return runRolloutCommand(argv.slice(1));
   const contributed = pluginCommands(options).find(({ command }) =>
     command.name.every((word, i) => argv[i] === word),
   );
