@@ -10,6 +10,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import type { Reconciler } from '../reconcile/types.ts';
 import { createDefaultReconciler } from './default-reconciler.ts';
+import { DEFAULT_LEADER_TIMINGS } from './leader-election.ts';
 import type { RuntimeLogger } from './logger.ts';
 import { DEFAULT_PORT, DEFAULT_WATCHDOG_MS, startOperator, type ReconcilerContext } from './operator.ts';
 
@@ -19,13 +20,17 @@ Runs the AuthConfig operator: leader election on the Lease gatehouse-operator, w
 and /healthz, /readyz, /metrics.
 
 Options:
-  --port N               Health and metrics port (default ${DEFAULT_PORT}).
-  --namespace NS         The operator's namespace, where its Lease lives (default $POD_NAMESPACE,
-                         then the kubeconfig context's namespace, then "default").
-  --identity ID          This replica's Lease identity (default $POD_NAME, then hostname-random).
-  --watch-namespace NS   Watch one namespace only (default: every namespace).
-  --watchdog-seconds N   Restart a watch silent this long (default ${DEFAULT_WATCHDOG_MS / 1000}).
-  -h, --help             Show this help.
+  --port N                    Health and metrics port (default ${DEFAULT_PORT}).
+  --namespace NS              The operator's namespace, where its Lease lives (default $POD_NAMESPACE,
+                              then the kubeconfig context's namespace, then "default").
+  --identity ID               This replica's Lease identity (default $POD_NAME, then hostname-random).
+  --watch-namespace NS        Watch one namespace only (default: every namespace).
+  --watchdog-seconds N        Restart a watch silent this long (default ${DEFAULT_WATCHDOG_MS / 1000}).
+  --lease-duration-seconds N  How long a Lease not renewed stays taken (default ${DEFAULT_LEADER_TIMINGS.leaseDurationMs / 1000}).
+  --renew-deadline-seconds N  The leader steps down after failing to renew this long; below the lease
+                              duration (default ${DEFAULT_LEADER_TIMINGS.renewDeadlineMs / 1000}).
+  --retry-period-seconds N    How often to try to acquire or renew the Lease (default ${DEFAULT_LEADER_TIMINGS.retryPeriodMs / 1000}).
+  -h, --help                  Show this help.
 
 The cluster comes from KUBECONFIG or ~/.kube/config, or the in-cluster service account.
 `;
@@ -55,6 +60,9 @@ export async function runOperatorCommand(
         identity: { type: 'string' },
         'watch-namespace': { type: 'string' },
         'watchdog-seconds': { type: 'string' },
+        'lease-duration-seconds': { type: 'string' },
+        'renew-deadline-seconds': { type: 'string' },
+        'retry-period-seconds': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -70,6 +78,27 @@ export async function runOperatorCommand(
   const watchdogSeconds = parseCount(values['watchdog-seconds'], DEFAULT_WATCHDOG_MS / 1000);
   if (port === undefined || port > 65_535 || watchdogSeconds === undefined || watchdogSeconds < 1) {
     process.stderr.write(`gatehouse operator: --port and --watchdog-seconds take positive integers\n`);
+    return 64;
+  }
+  const leaseSeconds = [
+    parseCount(values['lease-duration-seconds'], DEFAULT_LEADER_TIMINGS.leaseDurationMs / 1000),
+    parseCount(values['renew-deadline-seconds'], DEFAULT_LEADER_TIMINGS.renewDeadlineMs / 1000),
+    parseCount(values['retry-period-seconds'], DEFAULT_LEADER_TIMINGS.retryPeriodMs / 1000),
+  ] as const;
+  const [leaseDuration, renewDeadline, retryPeriod] = leaseSeconds;
+  // client-go's rule: the leader must give up before anyone may take its Lease over.
+  if (
+    leaseDuration === undefined ||
+    renewDeadline === undefined ||
+    retryPeriod === undefined ||
+    retryPeriod < 1 ||
+    renewDeadline >= leaseDuration ||
+    retryPeriod >= renewDeadline
+  ) {
+    process.stderr.write(
+      `gatehouse operator: the lease timings take positive integers with ` +
+        `retry period < renew deadline < lease duration\n`,
+    );
     return 64;
   }
   const env = deps.env ?? process.env;
@@ -89,6 +118,11 @@ export async function runOperatorCommand(
       reconciler: (context) => createReconciler(kubeConfig, context, log),
       port,
       watchdogMs: watchdogSeconds * 1000,
+      leaderElection: {
+        leaseDurationMs: leaseDuration * 1000,
+        renewDeadlineMs: renewDeadline * 1000,
+        retryPeriodMs: retryPeriod * 1000,
+      },
       ...(values['watch-namespace'] === undefined ? {} : { watchNamespace: values['watch-namespace'] }),
       log,
     });
