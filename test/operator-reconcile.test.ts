@@ -13,6 +13,7 @@ import {
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../gateway/src/clock.ts';
+import { createPrometheusAnalysis } from '../operator/src/analysis/prometheus-analysis.ts';
 import type { AnalysisSource } from '../operator/src/analysis/types.ts';
 import { GROUP, LABELS, PLURAL, VERSION } from '../operator/src/api/names.ts';
 import { gateSecrets, minimalSpec, specWith } from '../operator/src/api/testing/fixtures.ts';
@@ -24,6 +25,7 @@ import {
   type Reconciler,
 } from '../operator/src/reconcile/index.ts';
 import type { Analysis } from '../operator/src/rollout/types.ts';
+import { freePort } from './helpers/process.ts';
 import { startTestCluster, type TestCluster } from './helpers/fake-kube/index.ts';
 
 const AUTHCONFIG = { group: GROUP, version: VERSION, plural: PLURAL, kind: 'AuthConfig' };
@@ -72,7 +74,7 @@ interface Harness {
 let counter = 0;
 
 /** A namespace of its own per test (any namespace exists on the fake), a Deployment and a reconciler. */
-async function setUp(options: { deployment?: boolean } = {}): Promise<Harness> {
+async function setUp(options: { deployment?: boolean; source?: AnalysisSource } = {}): Promise<Harness> {
   counter += 1;
   const namespace = `reconcile-${counter}`;
   const name = 'gateway';
@@ -85,7 +87,7 @@ async function setUp(options: { deployment?: boolean } = {}): Promise<Harness> {
   const reconciler = createReconciler({
     kubeConfig: kc,
     clock,
-    analysis: analysis.source,
+    analysis: options.source ?? analysis.source,
     metrics: {
       setPhase: (_key, phase) => void metrics.phases.push(phase),
       recordTransition: (_key, t) => void metrics.transitions.push(`${t.from}→${t.to} ${t.reason}`),
@@ -514,6 +516,31 @@ describe('the API_AUTH_MODE rollout', () => {
     ]);
     expect(h.metrics.phases.at(-1)).toBe(0);
     expect(h.metrics.phases).toContain(2);
+  });
+
+  it('does not promote while Prometheus cannot be reached, and says why (the real analysis client)', async () => {
+    const closed = await freePort();
+    const h = await setUp({ source: createPrometheusAnalysis({ timeoutMs: 500 }) });
+    const spec = rolloutSpec();
+    const unreachable = {
+      ...spec,
+      apiAuth: {
+        ...spec.apiAuth,
+        rollout: { ...spec.apiAuth?.rollout, prometheus: { url: `http://127.0.0.1:${closed}` } },
+      },
+    } as AuthConfigSpecInput;
+    await applyAuthConfig(h, unreachable);
+    await h.reconcile(); // → warn
+    h.clock.advance(24 * 3600_000 + 5 * 60_000);
+    await h.reconcile(); // the analysis is due: Prometheus refuses the connection
+    const stored = await readAuthConfig(h);
+    expect(stored.status?.rollout?.effectiveMode).toBe('warn');
+    expect(condition(stored.status, 'Promotable')).toMatchObject({
+      status: 'False',
+      reason: 'MetricsUnavailable',
+    });
+    expect(condition(stored.status, 'Promotable')?.message).toMatch(/gatedRequests query/);
+    expect(stored.status?.rollout?.consecutiveQueryErrors).toBe(1);
   });
 
   it('falls back from enforce to warn after consecutive bad checks', async () => {
