@@ -6,7 +6,9 @@
  *  - end-to-end pipeline throughput: a burst of messages persisted, classified, lead-upserted, notified and
  *    answered, from the first POST to the last message processed; compared with the raw single-row INSERT
  *    rate of the same PostgreSQL measured in the same run (target ≥ 50 %).
- * Output: JSON on stdout. Options (env): BENCH_SECONDS (ack phase, default 10), BENCH_BURST_SECONDS (default 10).
+ * Output: JSON on stdout. Options (env): BENCH_SECONDS (ack phase, default 10), BENCH_BURST_SECONDS (default 10),
+ * BENCH_BURST_CONNECTIONS (default 16), BENCH_PGSS=1 (load pg_stat_statements and print the costliest statements
+ * of the run on stderr: where PostgreSQL's time goes).
  */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -177,6 +179,7 @@ async function main(): Promise<void> {
       readyPath: '/health',
     });
     await db.connect();
+    if (process.env.BENCH_PGSS) await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     // Staff routing: a cluster for the bench number with two members, so captured leads notify someone.
     const cli = (args: string[]) =>
       run(process.execPath, [path.join(root, 'gateway/src/cli.ts'), 'messaging', ...args], {
@@ -257,6 +260,13 @@ async function main(): Promise<void> {
     await waitUntil(async () => (await processedCount()) - before >= sent, 600_000);
     const elapsed = (Date.now() - started) / 1000;
     const pipeline = sent / elapsed;
+    if (process.env.BENCH_PGSS) {
+      const { rows } = await db.query(
+        `SELECT calls, round(total_exec_time)::int AS ms, round(mean_exec_time::numeric, 3) AS mean, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q
+           FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 14`,
+      );
+      console.error(JSON.stringify(rows, null, 1));
+    }
 
     process.stdout.write(
       JSON.stringify(

@@ -176,12 +176,12 @@ export function createProcessor(deps: {
       const heads = (
         await client.query<Head>(
           `WITH oldest AS (
-             -- The oldest queued messages: a bounded window, so a batch costs the same whatever the backlog.
-             SELECT m.id, m.conversation_id, m.type, m.text, m.payload, m.provider_timestamp, m.attempts,
-                    m.next_attempt_at, m.seq
+             -- The oldest queued messages: a bounded window of narrow rows, so a batch costs the same
+             -- whatever the backlog (the message bodies are read only for the heads chosen).
+             SELECT m.id, m.conversation_id, m.provider_timestamp, m.attempts, m.next_attempt_at, m.seq
                FROM messaging_messages m
               WHERE m.processing_status = 'queued'
-              ORDER BY m.seq LIMIT $2 * 20
+              ORDER BY m.seq LIMIT $2 * 4
            ), heads AS (
              SELECT DISTINCT ON (o.conversation_id) o.* FROM oldest o
               ORDER BY o.conversation_id, o.provider_timestamp, o.seq
@@ -196,12 +196,13 @@ export function createProcessor(deps: {
                      AND (e.provider_timestamp, e.seq) < (h.provider_timestamp, h.seq))
               ORDER BY h.seq LIMIT $2
            )
-           SELECT d.id, d.conversation_id AS "conversationId", d.type, d.text,
-                  d.payload->'contact'->>'name' AS "contactName", d.provider_timestamp AS "providerTimestamp",
+           SELECT d.id, d.conversation_id AS "conversationId", m.type, m.text,
+                  m.payload->'contact'->>'name' AS "contactName", d.provider_timestamp AS "providerTimestamp",
                   d.attempts, c.phone_number_id AS "phoneNumberId", c.contact_phone AS "contactPhone",
                   c.contact_user_id AS "contactUserId", c.capture, c.default_answers_in_a_row AS "defaultAnswersInARow", c.language,
                   json_build_object('name', l.name, 'email', l.email, 'phone', l.phone, 'status', l.status) AS lead
              FROM due d
+             JOIN messaging_messages m ON m.id = d.id
              JOIN messaging_conversations c ON c.id = d.conversation_id
              LEFT JOIN messaging_leads l ON l.conversation_id = d.conversation_id
             WHERE pg_try_advisory_xact_lock($3, hashtext(d.conversation_id::text))`,
