@@ -27,6 +27,7 @@ import { ANNOTATIONS } from '../operator/src/reconcile/annotations.ts';
 import { configMapName, envHash } from '../operator/src/render/config-map.ts';
 import { renderEnv } from '../operator/src/render/env.ts';
 import { LEASE_NAME } from '../operator/src/runtime/operator.ts';
+import { eventually } from './helpers/eventually.ts';
 import { startTestCluster, type FakeKube, type TestCluster } from './helpers/fake-kube/index.ts';
 import { freePort, spawnGateway, type GatewayProcess } from './helpers/process.ts';
 
@@ -103,30 +104,6 @@ async function spawnOperator(identity: string): Promise<OperatorProcess> {
   const operator = { identity, port, process: child };
   operators.push(operator);
   return operator;
-}
-
-/** Polls `probe` until it returns a value (not undefined) or the deadline passes. */
-async function eventually<T>(
-  what: string,
-  timeoutMs: number,
-  probe: () => Promise<T | undefined>,
-): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (performance.now() > deadline) {
-      throw new Error(
-        `${what}: not within ${timeoutMs} ms${lastError ? ` (last error: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)})` : ''}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 async function get(port: number, path: string): Promise<{ status: number; body: string }> {

@@ -30,12 +30,6 @@ import {
   type V1ConfigMap,
   type V1Deployment,
 } from '@kubernetes/client-node';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateMetrics, type GateVerdict } from '../gateway/src/gate/gate-metrics.ts';
@@ -45,8 +39,14 @@ import type { AuthConfigStatus } from '../operator/src/api/types.generated.ts';
 import { createDefaultReconciler } from '../operator/src/runtime/default-reconciler.ts';
 import { silentLogger } from '../operator/src/runtime/logger.ts';
 import { LEASE_NAME, startOperator, type RunningOperator } from '../operator/src/runtime/operator.ts';
+import { eventually } from './helpers/eventually.ts';
 import { startTestCluster, type TestCluster } from './helpers/fake-kube/index.ts';
-import { freePort } from './helpers/process.ts';
+import {
+  serveRegistries,
+  startPrometheus,
+  type Exporter,
+  type RunningPrometheus,
+} from './helpers/prometheus.ts';
 import { requireTool } from './helpers/tools.ts';
 
 const prometheus = await requireTool('prometheus', 'prometheus');
@@ -100,9 +100,8 @@ const noisy = gateway(
 );
 const gateways = [healthy, noisy];
 
-let exporter: Server | undefined;
-let child: ChildProcess | undefined;
-let dir: string | undefined;
+let exporter: Exporter | undefined;
+let server: RunningPrometheus | undefined;
 let prometheusUrl: string;
 let cluster: TestCluster | undefined;
 let apps: AppsV1Api;
@@ -110,29 +109,6 @@ let core: CoreV1Api;
 let custom: CustomObjectsApi;
 const operators: RunningOperator[] = [];
 let traffic: NodeJS.Timeout | undefined;
-
-/** Polls `probe` until it returns a value (not undefined) or the deadline passes, naming what it waited for. */
-async function eventually<T>(
-  what: string,
-  timeoutMs: number,
-  probe: () => Promise<T | undefined>,
-): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (performance.now() > deadline) {
-      const cause = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`${what}: not within ${timeoutMs} ms${cause}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** An instant query's single value straight from the Prometheus HTTP API (NaN when it has no series). */
 async function scalar(query: string): Promise<number> {
@@ -224,44 +200,20 @@ async function createAuthConfig(namespace: string): Promise<void> {
 
 beforeAll(async () => {
   if (!prometheus) return;
-  exporter = createServer((req, res) => {
-    const source = gateways.find((item) => req.url === `/${item.namespace}`);
-    if (!source) return void res.writeHead(404).end();
-    source.registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': source.registry.contentType }).end(text),
-      () => res.writeHead(500).end(),
-    );
-  });
-  await new Promise<void>((resolve) => exporter?.listen(0, '127.0.0.1', resolve));
-  const target = `127.0.0.1:${(exporter.address() as AddressInfo).port}`;
-
-  dir = await mkdtemp(path.join(tmpdir(), 'gatehouse-prometheus-rollout-'));
-  const config = {
-    global: { scrape_interval: '1s' },
-    scrape_configs: gateways.map(({ namespace }) => ({
-      job_name: namespace,
-      scrape_interval: '1s',
-      scrape_timeout: '1s',
-      metrics_path: `/${namespace}`,
-      static_configs: [{ targets: [target], labels: { namespace } }],
-    })),
-  };
-  // JSON is YAML: no YAML writer needed.
-  await writeFile(path.join(dir, 'prometheus.yml'), JSON.stringify(config));
-  const port = await freePort();
-  prometheusUrl = `http://127.0.0.1:${port}`;
-  child = spawn(
-    prometheus,
-    [
-      `--config.file=${path.join(dir, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${path.join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      '--log.level=warn',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+  exporter = await serveRegistries(
+    new Map(gateways.map(({ namespace, registry }) => [`/${namespace}`, registry])),
   );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const target = exporter.target;
+  server = await startPrometheus(
+    prometheus,
+    gateways.map(({ namespace }) => ({
+      name: namespace,
+      target,
+      metricsPath: `/${namespace}`,
+      labels: { namespace },
+    })),
+  );
+  prometheusUrl = server.url;
 
   cluster = await startTestCluster({
     customResource: { group: GROUP, version: VERSION, plural: PLURAL, kind: KIND },
@@ -275,11 +227,6 @@ beforeAll(async () => {
     await apps.createNamespacedDeployment({ namespace, body: deployment() });
   }
 
-  await eventually('Prometheus to be ready', 20_000, async () =>
-    (await fetch(`${prometheusUrl}/-/ready`)).ok ? true : undefined,
-  ).catch((error: unknown) => {
-    throw new Error(`${String(error)}; prometheus stderr: ${stderr}`);
-  });
   // Two scrapes of the zeros before any traffic: every window then starts on a 0 sample.
   await eventually('two scrapes of each gateway', 20_000, async () => {
     for (const { namespace } of gateways) if (!((await scrapes(namespace)) >= 2)) return undefined;
@@ -316,13 +263,8 @@ afterAll(async () => {
   if (traffic) clearInterval(traffic);
   await Promise.all(operators.map((operator) => operator.stop()));
   if (cluster) await cluster.close();
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child?.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-  if (exporter) await new Promise<void>((resolve) => exporter?.close(() => resolve()));
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await server?.stop();
+  await exporter?.close();
 });
 
 describe.skipIf(!prometheus)('the operator promoting on real Prometheus metrics', () => {

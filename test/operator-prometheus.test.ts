@@ -1,9 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Registry, type Counter } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateMetrics, type GateLayer, type GateOutcome } from '../gateway/src/gate/gate-metrics.ts';
@@ -11,7 +5,14 @@ import { applyDefaults } from '../operator/src/api/defaults.ts';
 import { prometheusQueriesSchema } from '../operator/src/api/spec-schema.ts';
 import { createPrometheusAnalysis } from '../operator/src/analysis/prometheus-analysis.ts';
 import type { Analysis } from '../operator/src/rollout/types.ts';
+import { eventually } from './helpers/eventually.ts';
 import { freePort } from './helpers/process.ts';
+import {
+  serveRegistries,
+  startPrometheus,
+  type Exporter,
+  type RunningPrometheus,
+} from './helpers/prometheus.ts';
 import { requireTool } from './helpers/tools.ts';
 
 // The rollout analysis against a real Prometheus (testing guide, Prometheus row; issue 7 point 7): the Debian
@@ -65,9 +66,8 @@ function gateway(mode: 'warn' | 'enforce'): Gateway {
 
 const warn = gateway('warn');
 const enforce = gateway('enforce');
-let exporter: Server;
-let child: ChildProcess | undefined;
-let dir: string;
+let exporter: Exporter | undefined;
+let server: RunningPrometheus | undefined;
 let prometheusUrl: string;
 
 /** An instant query's single value straight from the HTTP API (the wait conditions, not the code under test). */
@@ -81,15 +81,9 @@ async function scalar(query: string): Promise<number> {
   return first ? Number(first.value[1]) : Number.NaN;
 }
 
-/** Polls until `check` holds (no fixed sleeps), or fails naming what it waited for. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Waits until `check` holds (no fixed sleeps), or fails naming what it waited for. */
+const until = (what: string, check: () => Promise<boolean>) =>
+  eventually(what, 15_000, async () => ((await check()) ? true : undefined), 100);
 
 const samples = (namespace: string) =>
   scalar(
@@ -113,48 +107,20 @@ function failure(result: Analysis): string {
 
 beforeAll(async () => {
   if (!prometheus) return;
-  exporter = createServer((req, res) => {
-    const source = req.url === '/warn' ? warn : req.url === '/enforce' ? enforce : null;
-    if (!source) return void res.writeHead(404).end();
-    source.registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': source.registry.contentType }).end(text),
-      () => res.writeHead(500).end(),
-    );
-  });
-  await new Promise<void>((resolve) => exporter.listen(0, '127.0.0.1', resolve));
-  const target = `127.0.0.1:${(exporter.address() as AddressInfo).port}`;
-
-  dir = await mkdtemp(path.join(tmpdir(), 'gatehouse-prometheus-'));
+  exporter = await serveRegistries(
+    new Map([
+      ['/warn', warn.registry],
+      ['/enforce', enforce.registry],
+    ]),
+  );
   const job = (mode: string) => ({
-    job_name: `gateway-${mode}`,
-    scrape_interval: '1s',
-    scrape_timeout: '1s',
-    metrics_path: `/${mode}`,
-    static_configs: [{ targets: [target], labels: { namespace: `team-${mode}` } }],
+    name: `gateway-${mode}`,
+    target: exporter?.target ?? '',
+    metricsPath: `/${mode}`,
+    labels: { namespace: `team-${mode}` },
   });
-  // JSON is YAML: no YAML writer needed.
-  const config = { global: { scrape_interval: '1s' }, scrape_configs: [job('warn'), job('enforce')] };
-  await writeFile(path.join(dir, 'prometheus.yml'), JSON.stringify(config));
-
-  const port = await freePort();
-  prometheusUrl = `http://127.0.0.1:${port}`;
-  child = spawn(
-    prometheus,
-    [
-      `--config.file=${path.join(dir, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${path.join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      '--log.level=warn',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  await until('Prometheus to be ready', async () => (await fetch(`${prometheusUrl}/-/ready`)).ok).catch(
-    (err: unknown) => {
-      throw new Error(`${String(err)}; prometheus stderr: ${stderr}`);
-    },
-  );
+  server = await startPrometheus(prometheus, [job('warn'), job('enforce')]);
+  prometheusUrl = server.url;
   // Three scrapes of the zeros: the windows then start on a 0 sample and have a scrape interval to average.
   await until(
     'three scrapes of each target',
@@ -183,13 +149,8 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child?.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-  if (exporter) await new Promise<void>((resolve) => exporter.close(() => resolve()));
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await server?.stop();
+  await exporter?.close();
 });
 
 describe.skipIf(!prometheus)('rollout analysis against a real Prometheus', () => {
