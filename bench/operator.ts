@@ -33,7 +33,7 @@ import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../operator/src/api/n
 import type { AuthConfigSpecInput } from '../operator/src/api/types.generated.ts';
 import { validateSpec } from '../operator/src/api/validate-spec.ts';
 import { ANNOTATIONS } from '../operator/src/reconcile/annotations.ts';
-import { benchmarkApply } from '../operator/src/reconcile/benchmark.ts';
+import { benchDeployment, benchmarkApply } from '../operator/src/reconcile/benchmark.ts';
 import { createReconciler } from '../operator/src/reconcile/reconciler.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../operator/src/reconcile/types.ts';
 import { configMapFor } from '../operator/src/render/config-map.ts';
@@ -212,19 +212,7 @@ const observer = new DeploymentObserver();
 
 try {
   await observer.start(kc);
-  await apps.createNamespacedDeployment({
-    namespace: NAMESPACE,
-    body: {
-      metadata: { name: NAME },
-      spec: {
-        selector: { matchLabels: { app: NAME } },
-        template: {
-          metadata: { labels: { app: NAME } },
-          spec: { containers: [{ name: 'gateway', image: 'gatehouse' }] },
-        },
-      },
-    },
-  });
+  await apps.createNamespacedDeployment({ namespace: NAMESPACE, body: benchDeployment(NAME) });
   await custom.createNamespacedCustomObject({
     ...resource,
     body: { apiVersion: API_VERSION, kind: KIND, metadata: { name: NAME }, spec: specFor(0) },

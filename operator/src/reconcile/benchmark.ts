@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { AppsV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CustomObjectsApi, type KubeConfig, type V1Deployment } from '@kubernetes/client-node';
 import { systemClock } from '../../../gateway/src/clock.ts';
 import type { AnalysisSource } from '../analysis/types.ts';
 import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../api/names.ts';
@@ -34,6 +34,20 @@ const NAME = 'bench';
  * in the loop or, as here by default, with the reconciler called directly. Each change is a new
  * `appBaseUrl`, so each is a new ConfigMap and a Deployment patch. Real time, not a test clock.
  */
+/** The smallest gateway Deployment an AuthConfig can target: one `gateway` container. */
+export function benchDeployment(name: string): V1Deployment {
+  return {
+    metadata: { name },
+    spec: {
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'gateway', image: 'gatehouse' }] },
+      },
+    },
+  };
+}
+
 export async function benchmarkApply(options: ApplyBenchmarkOptions): Promise<ApplyBenchmarkResult> {
   const { kubeConfig, namespace } = options;
   const changes = options.changes ?? 50;
@@ -43,19 +57,7 @@ export async function benchmarkApply(options: ApplyBenchmarkOptions): Promise<Ap
   const reconciler =
     options.reconciler ?? createReconciler({ kubeConfig, clock: systemClock, analysis: noAnalysis });
 
-  await apps.createNamespacedDeployment({
-    namespace,
-    body: {
-      metadata: { name: NAME },
-      spec: {
-        selector: { matchLabels: { app: NAME } },
-        template: {
-          metadata: { labels: { app: NAME } },
-          spec: { containers: [{ name: 'gateway', image: 'gatehouse' }] },
-        },
-      },
-    },
-  });
+  await apps.createNamespacedDeployment({ namespace, body: benchDeployment(NAME) });
   const body = (index: number) => ({
     apiVersion: API_VERSION,
     kind: KIND,
