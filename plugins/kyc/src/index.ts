@@ -83,8 +83,8 @@ export const kycPlugin = definePlugin({
       intervalMs: config.KYC_WORKER_INTERVAL_MS,
       logger: ctx.logger,
       tasks: [
-        { name: 'provider steps', batch: 20, run: () => verifications.runDueSteps(20) },
-        { name: 'expiry', batch: 100, run: () => verifications.expireOverdue(100) },
+        { name: 'provider steps', run: () => verifications.runDueSteps(20) },
+        { name: 'expiry', run: () => verifications.expireOverdue(100) },
         createWebhookDispatcher({
           db: ctx.db,
           clock: ctx.clock,

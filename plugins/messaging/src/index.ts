@@ -7,7 +7,7 @@ import { loadEscalationRules } from './escalation/rules.ts';
 import { createChatModel } from './llm/chat-model.ts';
 import { createMessagingMetrics } from './metrics.ts';
 import { createProcessingPorts } from './ports.ts';
-import { startLoop } from './queue/loop.ts';
+import { startLoop } from '../../../gateway/src/jobs/loop.ts';
 import { createProcessor } from './queue/processor.ts';
 import { startQueueWorker } from './queue/worker.ts';
 import { createSender } from './replies/sender.ts';

@@ -122,7 +122,6 @@ export function createWebhookDispatcher(deps: {
 
   return {
     name: 'webhook deliveries',
-    batch: deps.batch,
     async run() {
       const now = clock.now();
       const leaseUntil = new Date(now.getTime() + deps.timeoutMs + LEASE_MARGIN_MS);

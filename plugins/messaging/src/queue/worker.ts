@@ -1,5 +1,5 @@
 import type { Logger } from '../../../../gateway/src/logger.ts';
-import { startLoop, type Loop } from './loop.ts';
+import { startLoop, type Loop } from '../../../../gateway/src/jobs/loop.ts';
 
 /**
  * The processing queue's loop: `concurrency` lanes each take batches (processor.ts) until none is left.

@@ -1,4 +1,4 @@
-import type { Logger } from '../../../../gateway/src/logger.ts';
+import type { Logger } from '../logger.ts';
 
 export interface Loop {
   /** Runs a pass now (or right after the one in progress). */
@@ -7,8 +7,10 @@ export interface Loop {
 }
 
 /**
- * Runs `pass` every `intervalMs`, and at once when kicked; passes never overlap, and a pass that did
- * something is followed by another straight away (a backlog drains without waiting for the timer).
+ * A plugin's background work (queues, outboxes, sweeps over rows in Postgres): runs `pass` every
+ * `intervalMs`, and at once when kicked; passes never overlap, and a pass that did something is followed by
+ * another straight away (a backlog drains without waiting for the timer). A failing pass is logged and
+ * tried again on the next tick. `stop` waits for the pass in progress.
  */
 export function startLoop(options: {
   name: string;
@@ -34,7 +36,7 @@ export function startLoop(options: {
         } catch (err) {
           options.logger.warn(
             { err: { message: (err as Error).message }, loop: options.name },
-            'messaging loop pass failed',
+            'background loop pass failed',
           );
           again = false;
         }
