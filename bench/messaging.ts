@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { cpuByCommand, cpuSpent } from './lib/cpu.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
 import { freePort, startProcess, type Target } from './lib/processes.ts';
 
@@ -254,11 +255,13 @@ async function main(): Promise<void> {
 
     // 3. End-to-end: a burst, from the first POST to the last message processed.
     const before = await processedCount();
+    const cpuBefore = cpuByCommand();
     const started = Date.now();
     const sent = await wrkBurst(`${gateway.url}/webhook/chat`, burstSeconds, 500, 'saya mau daftar');
     const acked = (Date.now() - started) / 1000;
     await waitUntil(async () => (await processedCount()) - before >= sent, 600_000);
     const elapsed = (Date.now() - started) / 1000;
+    const cpu = cpuSpent(cpuBefore, cpuByCommand());
     const pipeline = sent / elapsed;
     if (process.env.BENCH_PGSS) {
       const { rows } = await db.query(
@@ -290,6 +293,7 @@ async function main(): Promise<void> {
             repliesSent: sendApi.count(),
             ratioToOneConnectionInserts: Math.round((pipeline / insertOne) * 1000) / 1000,
             ratioToFourConnectionInserts: Math.round((pipeline / insertFour) * 1000) / 1000,
+            cpuSecondsByProcess: cpu,
             target: '>= 0.5',
           },
         },

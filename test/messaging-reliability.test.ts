@@ -67,8 +67,16 @@ async function inbound(from: string) {
 }
 
 async function outbound(from: string) {
-  const { rows } = await db.pool.query<{ template: string; delivery_status: string; send_attempts: number }>(
-    `SELECT m.template, m.delivery_status, m.send_attempts FROM messaging_messages m
+  const { rows } = await db.pool.query<{
+    template: string;
+    delivery_status: string;
+    send_attempts: number;
+    delivery_error: string | null;
+    next_send_at: Date | null;
+    text: string;
+  }>(
+    `SELECT m.template, m.delivery_status, m.send_attempts, m.delivery_error, m.next_send_at, m.text
+       FROM messaging_messages m
        JOIN messaging_conversations c ON c.id = m.conversation_id
       WHERE c.contact_phone = $1 AND m.direction = 'outbound' ORDER BY m.seq`,
     [from],
@@ -120,14 +128,75 @@ describe('send API failures', () => {
     const from = '6281322220100';
     provider.failNext(2);
     await postWebhook(gateway, textMessage({ from, text: 'halo' }));
-    await expect.poll(async () => (await outbound(from))[0]?.send_attempts).toBe(1);
+    // Attempt n has failed once its failure is recorded: an error, and a retry time instead of the send's
+    // lease (which runs for the send timeout plus a minute).
+    const failed = async (attempts: number) => {
+      const reply = (await outbound(from))[0];
+      return (
+        reply?.send_attempts === attempts &&
+        reply.delivery_error !== null &&
+        (reply.next_send_at?.getTime() ?? Infinity) - clock.nowMs() < 60_000
+      );
+    };
+    await expect.poll(() => failed(1)).toBe(true);
     // The retry waits for its backoff; the clock moves instead of the test sleeping.
     clock.advance(2_000);
-    await expect.poll(async () => (await outbound(from))[0]?.send_attempts).toBe(2);
+    await expect.poll(() => failed(2)).toBe(true);
     clock.advance(10_000);
     await expect.poll(async () => (await outbound(from))[0]?.delivery_status).toBe('sent');
     expect(await outbound(from)).toMatchObject([{ delivery_status: 'sent', send_attempts: 3 }]);
     expect(provider.sent.filter((s) => s.body.to === from)).toHaveLength(1);
+  });
+});
+
+describe('reply order', () => {
+  it('sends a conversation’s replies in order: a failed one holds back the replies after it, of the same message and of later ones', async () => {
+    model.answerWith(() => ({ json: { intent: 'generalInfo', confidence: 0.9 } }));
+    const from = '6281322220101';
+    const sentTexts = () => provider.sent.filter((s) => s.body.to === from).map((s) => s.body.text?.body);
+    await postWebhook(gateway, textMessage({ from, text: 'saya mau daftar' }));
+    await expect.poll(async () => (await outbound(from))[0]?.delivery_status).toBe('sent');
+
+    // Two replies (the answer, then the next question); the send API refuses the first.
+    provider.failNext(1);
+    await postWebhook(gateway, textMessage({ from, text: 'saya Budi, berapa biaya kuliahnya?' }));
+    await expect
+      .poll(async () => (await outbound(from)).map((r) => [r.template, r.delivery_status, r.send_attempts]))
+      .toEqual([
+        ['ask_name', 'sent', 1],
+        ['fees', 'pending', 1],
+        // Never tried: it waits behind the failed one.
+        ['ask_email_after_name', 'pending', 0],
+      ]);
+    // A later message's reply waits too.
+    await postWebhook(gateway, textMessage({ from, text: 'budi@example.com' }));
+    await expect.poll(async () => (await outbound(from)).length).toBe(4);
+    expect((await outbound(from))[3]).toMatchObject({ template: 'lead_captured', send_attempts: 0 });
+    expect(sentTexts()).toHaveLength(1);
+
+    clock.advance(2_000);
+    await expect
+      .poll(async () => (await outbound(from)).map((r) => r.delivery_status))
+      .toEqual(['sent', 'sent', 'sent', 'sent']);
+    expect(sentTexts()).toEqual((await outbound(from)).map((r) => r.text));
+    expect((await outbound(from)).map((r) => r.send_attempts)).toEqual([1, 2, 1, 1]);
+  });
+});
+
+describe('a send that never ends', () => {
+  it('sends a reply again once the lease of the worker it was handed to runs out (as after a crash)', async () => {
+    model.answerWith(() => ({ json: { intent: 'generalInfo', confidence: 0.9 } }));
+    const from = '6281322220102';
+    provider.holdNext(1);
+    await postWebhook(gateway, textMessage({ from, text: 'halo' }));
+    await expect.poll(() => provider.held()).toBe(1);
+    expect(await outbound(from)).toMatchObject([{ delivery_status: 'pending', send_attempts: 1 }]);
+    // The lease: the send timeout (default 10 s) plus a minute.
+    clock.advance(70_001);
+    await expect.poll(async () => (await outbound(from))[0]?.delivery_status).toBe('sent');
+    expect(await outbound(from)).toMatchObject([{ delivery_status: 'sent', send_attempts: 2 }]);
+    expect(provider.sent.filter((s) => s.body.to === from)).toHaveLength(1);
+    provider.releaseHeld();
   });
 });
 

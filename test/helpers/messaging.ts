@@ -1,5 +1,5 @@
 /** Helpers for the messaging suites: a stand-in send API, WhatsApp notifications, a gateway with messaging. */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../gateway/src/clock.ts';
 import { startTestGateway, type TestGateway } from './gateway.ts';
@@ -22,12 +22,20 @@ export interface ProviderStub {
   url: string;
   sent: SentMessage[];
   failNext(n: number): void;
+  /** Leaves the next n sends unanswered until `releaseHeld()` (a send API that hangs). */
+  holdNext(n: number): void;
+  /** How many sends are held unanswered now. */
+  held(): number;
+  /** Answers the held sends with 500. */
+  releaseHeld(): void;
   close(): Promise<void>;
 }
 
 export async function startProviderStub(): Promise<ProviderStub> {
   const sent: SentMessage[] = [];
   let failures = 0;
+  let holds = 0;
+  const held: ServerResponse[] = [];
   let counter = 0;
   const server: Server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
@@ -36,6 +44,11 @@ export async function startProviderStub(): Promise<ProviderStub> {
       const match = /^\/([^/]+)\/messages$/.exec(req.url ?? '');
       if (req.method !== 'POST' || !match) {
         res.writeHead(404).end();
+        return;
+      }
+      if (holds > 0) {
+        holds--;
+        held.push(res);
         return;
       }
       if (failures > 0) {
@@ -66,6 +79,13 @@ export async function startProviderStub(): Promise<ProviderStub> {
     sent,
     failNext: (n) => {
       failures = n;
+    },
+    holdNext: (n) => {
+      holds = n;
+    },
+    held: () => held.length,
+    releaseHeld: () => {
+      for (const res of held.splice(0)) res.writeHead(500).end();
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

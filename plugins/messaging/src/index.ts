@@ -59,6 +59,7 @@ export const messagingPlugin = definePlugin({
       rules: loadEscalationRules(),
       maxAttempts: config.MESSAGING_MAX_ATTEMPTS,
       batchSize: config.MESSAGING_BATCH_SIZE,
+      replies: sender,
       onRepliesQueued: () => sending.kick(),
     });
     const queue = startQueueWorker({
@@ -68,8 +69,11 @@ export const messagingPlugin = definePlugin({
       processBatch: () => processor.processBatch(),
     });
     registerWebhookRoutes(ctx, { metrics, messagesQueued: () => queue.kick() });
-    // Stop taking new work first, then let sends in flight finish.
+    // Close hooks run in reverse: the queue stops first, then the sends handed over by its last batches
+    // finish, then the claim loop stops, and last the connections to the send API close.
+    ctx.hooks.onClose(() => sender.close());
     ctx.hooks.onClose(() => sending.stop());
+    ctx.hooks.onClose(() => sender.drain());
     ctx.hooks.onClose(() => queue.stop());
     ctx.hooks.health(async () => {
       const { rows } = await ctx.db.query<{ queued: number; dead: number; failed: number }>(

@@ -13,7 +13,8 @@ import type {
 import { firingRules, type EscalationRule } from '../escalation/rules.ts';
 import type { MessagingMetrics } from '../metrics.ts';
 import { outboundPayload } from '../replies/outbound.ts';
-import { effectsStore, type MessageEffects } from '../store/effects-store.ts';
+import type { HandedOff } from '../replies/sender.ts';
+import { effectsStore, type MessageEffects, type QueuedReply } from '../store/effects-store.ts';
 
 /** The pieces processing needs from the classifier and the conversation engine. */
 export interface ProcessingPorts {
@@ -70,6 +71,9 @@ export function createProcessor(deps: {
   rules: readonly EscalationRule[];
   maxAttempts: number;
   batchSize: number;
+  /** The sender: leases replies at write time and sends them once the batch commits. */
+  replies: { leaseUntil(): Date | null; deliver(replies: readonly HandedOff[]): void };
+  /** Replies were queued for the sender's claim (their conversation had others pending). */
   onRepliesQueued(): void;
 }) {
   /** What one message does, computed without writing anything. */
@@ -160,16 +164,16 @@ export function createProcessor(deps: {
     deps.metrics.processed(dead ? 'dead' : 'retry', latency(head, now));
   };
 
-  /** Writes the effects of `done` in `tx`. */
-  const write = async (tx: pg.PoolClient, done: MessageEffects[], now: Date) => {
-    await effectsStore.write(tx, done, now);
-  };
+  /** Writes the effects of `done` in `tx`; returns the replies queued. */
+  const write = (tx: pg.PoolClient, done: MessageEffects[], now: Date, leaseUntil: Date | null) =>
+    effectsStore.write(tx, done, now, leaseUntil);
 
   /** One batch; returns how many messages it processed. */
   async function processBatch(): Promise<number> {
     const client = await deps.db.pool.connect();
     let processed = 0;
-    let replies = 0;
+    const queued: QueuedReply[] = [];
+    let phoneNumberIds = new Map<string, string>();
     try {
       await client.query('BEGIN');
       const now = deps.clock.now();
@@ -213,6 +217,7 @@ export function createProcessor(deps: {
         await client.query('COMMIT');
         return 0;
       }
+      phoneNumberIds = new Map(heads.map((h) => [h.conversationId, h.phoneNumberId]));
       // Counted before the work, committed on its own: a crash mid-work still counts as an attempt.
       await deps.db.query(
         'UPDATE messaging_messages SET attempts = attempts + 1 WHERE id = ANY($1::uuid[])',
@@ -225,12 +230,14 @@ export function createProcessor(deps: {
         if (outcome.status === 'fulfilled') done.push(outcome.value);
         else failed.push([heads[i] as Head, outcome.reason]);
       });
+      const leaseUntil = deps.replies.leaseUntil();
       try {
-        await write(client, done, now);
+        const written = await write(client, done, now, leaseUntil);
         await client.query('COMMIT');
         processed = done.length;
-        replies = done.reduce((n, d) => n + d.replies.length, 0);
+        queued.push(...written);
       } catch (err) {
+        queued.length = 0;
         await client.query('ROLLBACK').catch(() => undefined);
         if (done.length === 1) failed.push([heads.find((h) => h.id === done[0]?.messageId) as Head, err]);
         else {
@@ -241,9 +248,8 @@ export function createProcessor(deps: {
           );
           for (const one of done) {
             try {
-              await deps.db.transaction((tx) => write(tx, [one], now));
+              queued.push(...(await deps.db.transaction((tx) => write(tx, [one], now, leaseUntil))));
               processed++;
-              replies += one.replies.length;
             } catch (oneErr) {
               failed.push([heads.find((h) => h.id === one.messageId) as Head, oneErr]);
             }
@@ -260,7 +266,18 @@ export function createProcessor(deps: {
     } finally {
       client.release();
     }
-    if (replies > 0) deps.onRepliesQueued();
+    deps.replies.deliver(
+      queued
+        .filter((reply) => reply.leased)
+        .map((reply) => ({
+          id: reply.id,
+          conversationId: reply.conversationId,
+          phoneNumberId: phoneNumberIds.get(reply.conversationId) as string,
+          payload: reply.payload,
+          sendAttempts: 1,
+        })),
+    );
+    if (queued.some((reply) => !reply.leased)) deps.onRepliesQueued();
     return processed;
   }
 

@@ -2,6 +2,7 @@ import type { Clock } from '../../../../gateway/src/clock.ts';
 import type { Database } from '../../../../gateway/src/db/database.ts';
 import type { Logger } from '../../../../gateway/src/logger.ts';
 import type { MessagingMetrics } from '../metrics.ts';
+import { createSendApiClient, type SendOutcome } from './send-api.ts';
 
 /** Retry delays of a failed send; the last one repeats. */
 const SEND_RETRY_MS = [2_000, 10_000, 60_000, 300_000, 900_000];
@@ -13,6 +14,14 @@ interface Claimed {
   sendAttempts: number;
 }
 
+/** A reply leased to this worker when it was written (effects-store), to send once its batch commits. */
+export interface HandedOff extends Claimed {
+  conversationId: string;
+}
+
+/** Direct sends in flight beyond which new replies are left to the claim (a slow send API holds them). */
+const MAX_HANDED_OFF_IN_FLIGHT = 200;
+
 /**
  * Sends queued replies through the provider's send API (DECISIONS.md: Graph-compatible at
  * MESSAGING_API_BASE_URL with MESSAGING_API_TOKEN; issue 6, point 6). Replies are rows in the outbox
@@ -21,6 +30,11 @@ interface Claimed {
  * message id (status webhooks later move them to delivered/read/failed). A failure is retried with
  * backoff, and after MESSAGING_SEND_MAX_ATTEMPTS the reply is `failed`. A process that dies mid-send
  * leaves the lease to run out and the reply is tried again: delivery to the provider is at least once.
+ *
+ * The common case skips the claim: the processing batch writes the replies of a conversation with nothing
+ * pending already leased to this worker (`leaseUntil()`), and hands them over (`deliver`) once it has
+ * committed; they are sent at once, one after another per conversation. A failure stops that
+ * conversation's handed-over replies and gives the rest back to the claim, behind the failed one.
  */
 export function createSender(deps: {
   db: Database;
@@ -32,6 +46,10 @@ export function createSender(deps: {
   timeoutMs: number;
   maxAttempts: number;
 }) {
+  const leaseMs = deps.timeoutMs + 60_000;
+  const inFlight = new Set<Promise<void>>();
+  let handedOffInFlight = 0;
+
   const claim = async (limit: number): Promise<Claimed[]> => {
     const now = deps.clock.now();
     const { rows } = await deps.db.query<Claimed>(
@@ -50,47 +68,16 @@ export function createSender(deps: {
          FROM due, messaging_conversations c
         WHERE m.id = due.id AND c.id = m.conversation_id
        RETURNING m.id, c.phone_number_id AS "phoneNumberId", m.payload, m.send_attempts AS "sendAttempts"`,
-      [now, limit, new Date(now.getTime() + deps.timeoutMs + 60_000)],
+      [now, limit, new Date(now.getTime() + leaseMs)],
     );
     return rows;
   };
 
-  /** One HTTP call; the provider's message id, or why there is none. */
-  const send = async (reply: Claimed): Promise<{ providerId: string } | { error: string }> => {
-    try {
-      const res = await fetch(
-        `${deps.baseUrl.replace(/\/+$/, '')}/${encodeURIComponent(reply.phoneNumberId)}/messages`,
-        {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            ...(deps.token ? { authorization: `Bearer ${deps.token}` } : {}),
-          },
-          body: JSON.stringify(reply.payload),
-          signal: AbortSignal.timeout(deps.timeoutMs),
-          redirect: 'manual',
-        },
-      );
-      if (!res.ok) {
-        await res.body?.cancel().catch(() => undefined);
-        return { error: `send API answered ${res.status}` };
-      }
-      const body = (await res.json().catch(() => null)) as { messages?: Array<{ id?: unknown }> } | null;
-      const id = body?.messages?.[0]?.id;
-      return typeof id === 'string'
-        ? { providerId: id }
-        : { error: 'send API answered without a message id' };
-    } catch (err) {
-      const name = (err as Error).name;
-      return {
-        error:
-          name === 'TimeoutError' ? 'send API timed out' : `send API unreachable: ${(err as Error).message}`,
-      };
-    }
-  };
+  const api = createSendApiClient(deps);
+  const send = (reply: Claimed): Promise<SendOutcome> => api.send(reply.phoneNumberId, reply.payload);
 
   /** Records a batch's outcomes: the sent ones in one statement, the others one by one (rare). */
-  const record = async (results: Array<[Claimed, { providerId: string } | { error: string }]>) => {
+  const record = async (results: Array<[Claimed, SendOutcome]>) => {
     const sent = results.filter((r): r is [Claimed, { providerId: string }] => 'providerId' in r[1]);
     if (sent.length > 0) {
       await deps.db.query(
@@ -124,7 +111,75 @@ export function createSender(deps: {
     }
   };
 
+  /** Handed-over replies not tried (behind a failure): back to the claim, due now, the lease undone. */
+  const release = async (ids: string[]) => {
+    if (ids.length === 0) return;
+    await deps.db.query(
+      `UPDATE messaging_messages SET send_attempts = send_attempts - 1, next_send_at = $2
+        WHERE id = ANY($1::uuid[]) AND delivery_status = 'pending'`,
+      [ids, deps.clock.now()],
+    );
+  };
+
+  /** Sends handed-over replies: conversations in parallel, each conversation's replies in order. */
+  const sendHandedOff = async (replies: readonly HandedOff[]) => {
+    const byConversation = new Map<string, HandedOff[]>();
+    for (const reply of replies) {
+      const list = byConversation.get(reply.conversationId);
+      if (list) list.push(reply);
+      else byConversation.set(reply.conversationId, [reply]);
+    }
+    const results: Array<[Claimed, SendOutcome]> = [];
+    const untried: string[] = [];
+    await Promise.all(
+      [...byConversation.values()].map(async (list) => {
+        for (let i = 0; i < list.length; i++) {
+          const reply = list[i] as HandedOff;
+          const outcome = await send(reply);
+          results.push([reply, outcome]);
+          if ('error' in outcome) {
+            untried.push(...list.slice(i + 1).map((r) => r.id));
+            break;
+          }
+        }
+      }),
+    );
+    await record(results);
+    await release(untried);
+  };
+
   return {
+    /** Whether new replies may be leased to this worker at write time (see `deliver`). */
+    leaseUntil(): Date | null {
+      return handedOffInFlight < MAX_HANDED_OFF_IN_FLIGHT ? new Date(deps.clock.nowMs() + leaseMs) : null;
+    },
+
+    /** Sends replies leased to this worker by a committed batch; failures are recorded, never thrown. */
+    deliver(replies: readonly HandedOff[]): void {
+      if (replies.length === 0) return;
+      handedOffInFlight += replies.length;
+      const task = sendHandedOff(replies)
+        .catch((err: unknown) =>
+          // The replies keep their lease: the claim takes them again once it runs out.
+          deps.logger.warn({ err: { message: (err as Error).message } }, 'messaging: recording sends failed'),
+        )
+        .finally(() => {
+          handedOffInFlight -= replies.length;
+          inFlight.delete(task);
+        });
+      inFlight.add(task);
+    },
+
+    /** Waits for the handed-over sends in flight (shutdown). */
+    async drain(): Promise<void> {
+      while (inFlight.size > 0) await Promise.all(inFlight);
+    },
+
+    /** Closes the kept-alive connections to the send API (after the last send). */
+    close(): void {
+      api.close();
+    },
+
     /** Sends what is due; returns how many replies it tried. */
     async run(limit = 20): Promise<number> {
       const claimed = await claim(limit);

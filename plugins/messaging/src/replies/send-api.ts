@@ -1,0 +1,83 @@
+import http from 'node:http';
+import https from 'node:https';
+
+export type SendOutcome = { providerId: string } | { error: string };
+
+/** Connections kept open to the send API: one per reply in flight, up to this many. */
+const MAX_SOCKETS = 64;
+
+/**
+ * The provider's send API (DECISIONS.md: Graph-compatible, `POST {base}/{phone_number_id}/messages` with
+ * a bearer token). Requests go through a keep-alive agent of node:http(s): a reply costs a request on an
+ * open connection, without the stream machinery of `fetch` (a third of the gateway's CPU per message in
+ * `npm run bench:messaging` went to fetch's web streams). Never throws: every failure is an outcome.
+ */
+export function createSendApiClient(options: {
+  baseUrl: string;
+  token: string | undefined;
+  timeoutMs: number;
+}) {
+  const base = new URL(options.baseUrl.replace(/\/*$/, '/'));
+  const transport = base.protocol === 'https:' ? https : http;
+  const agent = new transport.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
+
+  return {
+    send(phoneNumberId: string, payload: Record<string, unknown>): Promise<SendOutcome> {
+      const body = JSON.stringify(payload);
+      return new Promise<SendOutcome>((resolve) => {
+        const req = transport.request(
+          new URL(`${encodeURIComponent(phoneNumberId)}/messages`, base),
+          {
+            method: 'POST',
+            agent,
+            timeout: options.timeoutMs,
+            headers: {
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+              ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+            },
+          },
+          (res) => {
+            const status = res.statusCode ?? 0;
+            if (status < 200 || status > 299) {
+              res.resume();
+              resolve({ error: `send API answered ${status}` });
+              return;
+            }
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('error', (err) => resolve({ error: `send API unreachable: ${err.message}` }));
+            res.on('end', () => {
+              let id: unknown;
+              try {
+                const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+                  messages?: Array<{ id?: unknown }>;
+                } | null;
+                id = answer?.messages?.[0]?.id;
+              } catch {
+                id = undefined;
+              }
+              resolve(
+                typeof id === 'string'
+                  ? { providerId: id }
+                  : { error: 'send API answered without a message id' },
+              );
+            });
+          },
+        );
+        // The whole exchange, not only an idle socket, is bounded by the timeout.
+        const timer = setTimeout(() => {
+          req.destroy(new Error('timeout'));
+          resolve({ error: 'send API timed out' });
+        }, options.timeoutMs);
+        req.on('close', () => clearTimeout(timer));
+        req.on('timeout', () => req.destroy(new Error('timeout')));
+        req.on('error', (err) => resolve({ error: `send API unreachable: ${err.message}` }));
+        req.end(body);
+      });
+    },
+    close(): void {
+      agent.destroy();
+    },
+  };
+}
