@@ -20,6 +20,7 @@ import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { cpuByCommand, cpuSpent } from './lib/cpu.ts';
+import { PHONE_NUMBER_ID, textMessage } from '../test/helpers/whatsapp.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
 import { freePort, startProcess, type Target } from './lib/processes.ts';
 
@@ -27,41 +28,15 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const burstSeconds = Number(process.env.BENCH_BURST_SECONDS ?? 10);
 const burstConnections = Number(process.env.BENCH_BURST_CONNECTIONS ?? 16);
-const PHONE_NUMBER_ID = '106540352242922';
 const run = promisify(execFile);
 
 let sequence = 0;
 /** A notification with one text message from one of `senders` contacts; every message id unique. */
 function notification(senders: number, text: string): string {
   sequence++;
-  const from = String(6281200000000 + (sequence % senders));
-  return JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_NUMBER_ID },
-              contacts: [{ profile: { name: 'Bench' }, wa_id: from }],
-              messages: [
-                {
-                  from,
-                  id: `wamid.bench.${process.pid}.${sequence}`,
-                  timestamp: String(Math.floor(Date.now() / 1000)),
-                  type: 'text',
-                  text: { body: text },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    ],
-  });
+  return JSON.stringify(
+    textMessage({ from: String(6281200000000 + (sequence % senders)), text, name: 'Bench' }),
+  );
 }
 
 /** The provider's send API: accepts everything at once. */

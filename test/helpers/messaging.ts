@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../gateway/src/clock.ts';
 import { startTestGateway, type TestGateway } from './gateway.ts';
 
-export const PHONE_NUMBER_ID = '106540352242922';
+export { PHONE_NUMBER_ID, textMessage } from './whatsapp.ts';
 export const VERIFY_TOKEN = 'verify-token-for-tests';
 export const API_TOKEN = 'send-api-token-for-tests';
 
@@ -117,50 +117,6 @@ export function startMessagingGateway(options: {
     clock: options.clock,
     env: messagingEnv(options.provider, options.env),
   });
-}
-
-let sequence = 0;
-
-/** One inbound text message as the provider sends it. */
-export function textMessage(options: {
-  from: string;
-  text: string;
-  id?: string;
-  at?: Date;
-  name?: string;
-  phoneNumberId?: string;
-}): Record<string, unknown> {
-  sequence++;
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: {
-                display_phone_number: '15550783881',
-                phone_number_id: options.phoneNumberId ?? PHONE_NUMBER_ID,
-              },
-              contacts: [{ profile: { name: options.name ?? 'Budi' }, wa_id: options.from }],
-              messages: [
-                {
-                  from: options.from,
-                  id: options.id ?? `wamid.test.${process.pid}.${sequence}.${Date.now()}`,
-                  timestamp: String(Math.floor((options.at ?? new Date()).getTime() / 1000)),
-                  type: 'text',
-                  text: { body: options.text },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    ],
-  };
 }
 
 export function postWebhook(
