@@ -30,7 +30,6 @@ export function createSendApiClient(options: {
           {
             method: 'POST',
             agent,
-            timeout: options.timeoutMs,
             headers: {
               'content-type': 'application/json',
               'content-length': Buffer.byteLength(body),
@@ -65,13 +64,12 @@ export function createSendApiClient(options: {
             });
           },
         );
-        // The whole exchange, not only an idle socket, is bounded by the timeout.
+        // One timer bounds the whole exchange: waiting for a socket, connecting, sending and reading.
         const timer = setTimeout(() => {
           req.destroy(new Error('timeout'));
           resolve({ error: 'send API timed out' });
         }, options.timeoutMs);
         req.on('close', () => clearTimeout(timer));
-        req.on('timeout', () => req.destroy(new Error('timeout')));
         req.on('error', (err) => resolve({ error: `send API unreachable: ${err.message}` }));
         req.end(body);
       });
