@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import type { Clock } from '../../../../gateway/src/clock.ts';
 import type { Database } from '../../../../gateway/src/db/database.ts';
 import type { Logger } from '../../../../gateway/src/logger.ts';
@@ -164,10 +163,6 @@ export function createProcessor(deps: {
     deps.metrics.processed(dead ? 'dead' : 'retry', latency(head, now));
   };
 
-  /** Writes the effects of `done` in `tx`; returns the replies queued. */
-  const write = (tx: pg.PoolClient, done: MessageEffects[], now: Date, leaseUntil: Date | null) =>
-    effectsStore.write(tx, done, now, leaseUntil);
-
   /** One batch; returns how many messages it processed. */
   async function processBatch(): Promise<number> {
     const client = await deps.db.pool.connect();
@@ -232,12 +227,11 @@ export function createProcessor(deps: {
       });
       const leaseUntil = deps.replies.leaseUntil();
       try {
-        const written = await write(client, done, now, leaseUntil);
+        const written = await effectsStore.write(client, done, now, leaseUntil);
         await client.query('COMMIT');
         processed = done.length;
         queued.push(...written);
       } catch (err) {
-        queued.length = 0;
         await client.query('ROLLBACK').catch(() => undefined);
         if (done.length === 1) failed.push([heads.find((h) => h.id === done[0]?.messageId) as Head, err]);
         else {
@@ -248,7 +242,9 @@ export function createProcessor(deps: {
           );
           for (const one of done) {
             try {
-              queued.push(...(await deps.db.transaction((tx) => write(tx, [one], now, leaseUntil))));
+              queued.push(
+                ...(await deps.db.transaction((tx) => effectsStore.write(tx, [one], now, leaseUntil))),
+              );
               processed++;
             } catch (oneErr) {
               failed.push([heads.find((h) => h.id === one.messageId) as Head, oneErr]);
