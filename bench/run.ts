@@ -5,6 +5,10 @@
  * runs in another. Rounds are interleaved (gateway, Express, node:http, gateway, ...) so a noisy moment on
  * the machine hits all targets alike; the median round is reported. Output: JSON on stdout.
  *
+ * Baselines: bare Express `res.json`, the same fed the gated scenario's headers, bare Express doing only the
+ * gate's per-request crypto (the floor for the gated route, bench/targets/express-gate-crypto.ts), and bare
+ * node:http (the ceiling).
+ *
  * Options (env): BENCH_SECONDS (per round, default 8), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (default 32).
  */
 import { mkdir } from 'node:fs/promises';
@@ -24,7 +28,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
-type TargetName = 'gateway' | 'gateway-enforce' | 'gateway-warn' | 'express' | 'node';
+type TargetName = 'gateway' | 'gateway-enforce' | 'gateway-warn' | 'express' | 'express-gate-crypto' | 'node';
 
 interface Scenario {
   name: string;
@@ -76,6 +80,12 @@ const scenarios: Scenario[] = [
     target: 'express',
     spec: async () => ({ ...(await gatedRequest()), path: '/' }),
   },
+  {
+    // The floor: Express doing only the gate's per-request crypto on the gated scenario's request.
+    name: 'bare express + the gate crypto only (HMAC-SHA256, token SHA-256)',
+    target: 'express-gate-crypto',
+    spec: gatedRequest,
+  },
   { name: 'bare node:http', target: 'node', spec: () => Promise.resolve({ path: '/' }) },
 ];
 
@@ -114,19 +124,20 @@ async function main(): Promise<void> {
         }),
       );
     }
-    for (const [name, file] of [
-      ['express', 'bare-express.ts'],
-      ['node', 'bare-node.ts'],
+    for (const [name, file, readyPath] of [
+      ['express', 'bare-express.ts', '/'],
+      ['express-gate-crypto', 'express-gate-crypto.ts', '/ready'],
+      ['node', 'bare-node.ts', '/'],
     ] as const) {
       targets.set(
         name,
         await startProcess({
           name,
           args: [path.join(root, 'bench/targets', file)],
-          env: { BENCH_BODY: LANDING },
+          env: { BENCH_BODY: LANDING, INTERNAL_API_SECRET: INTERNAL_SECRET },
           logFile: path.join(outDir, `${name}.log`),
           port: await freePort(),
-          readyPath: '/',
+          readyPath,
         }),
       );
     }
@@ -165,6 +176,14 @@ async function main(): Promise<void> {
             'gated, both layers valid (enforce) vs bare express with the same request headers': ratio(
               'gateway enforce, gated route, both layers valid',
               'bare express res.json, same request headers as the gated scenario',
+            ),
+            'floor: bare express + the gate crypto only vs bare express': ratio(
+              'bare express + the gate crypto only (HMAC-SHA256, token SHA-256)',
+              'bare express res.json',
+            ),
+            'gated, both layers valid (enforce) vs the floor': ratio(
+              'gateway enforce, gated route, both layers valid',
+              'bare express + the gate crypto only (HMAC-SHA256, token SHA-256)',
             ),
             'warn-mode failure path vs bare express': ratio(
               'gateway warn, every request failing both layers (audited)',
