@@ -26,8 +26,8 @@ export interface ProviderStub {
   holdNext(n: number): void;
   /** How many sends are held unanswered now. */
   held(): number;
-  /** Answers the held sends with 500. */
-  releaseHeld(): void;
+  /** Answers the held sends: with 500 (default), or accepts them as any other send. */
+  releaseHeld(answer?: 'fail' | 'accept'): void;
   close(): Promise<void>;
 }
 
@@ -35,7 +35,8 @@ export async function startProviderStub(): Promise<ProviderStub> {
   const sent: SentMessage[] = [];
   let failures = 0;
   let holds = 0;
-  const held: ServerResponse[] = [];
+  /** Held sends, each with what accepting it would do. */
+  const held: Array<{ res: ServerResponse; accept: () => void }> = [];
   let counter = 0;
   const server: Server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
@@ -46,9 +47,24 @@ export async function startProviderStub(): Promise<ProviderStub> {
         res.writeHead(404).end();
         return;
       }
+      const accept = () => {
+        sent.push({
+          phoneNumberId: decodeURIComponent(match[1] as string),
+          authorization: req.headers.authorization,
+          body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as SentMessage['body'],
+        });
+        counter++;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            messaging_product: 'whatsapp',
+            contacts: [{ input: 'x', wa_id: 'x' }],
+            messages: [{ id: `wamid.out.${counter}` }],
+          }),
+        );
+      };
       if (holds > 0) {
         holds--;
-        held.push(res);
+        held.push({ res, accept });
         return;
       }
       if (failures > 0) {
@@ -58,19 +74,7 @@ export async function startProviderStub(): Promise<ProviderStub> {
           .end('{"error":{"message":"stand-in failure"}}');
         return;
       }
-      sent.push({
-        phoneNumberId: decodeURIComponent(match[1] as string),
-        authorization: req.headers.authorization,
-        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as SentMessage['body'],
-      });
-      counter++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          messaging_product: 'whatsapp',
-          contacts: [{ input: 'x', wa_id: 'x' }],
-          messages: [{ id: `wamid.out.${counter}` }],
-        }),
-      );
+      accept();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -84,8 +88,11 @@ export async function startProviderStub(): Promise<ProviderStub> {
       holds = n;
     },
     held: () => held.length,
-    releaseHeld: () => {
-      for (const res of held.splice(0)) res.writeHead(500).end();
+    releaseHeld: (answer = 'fail') => {
+      for (const { res, accept } of held.splice(0)) {
+        if (answer === 'accept') accept();
+        else res.writeHead(500).end();
+      }
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

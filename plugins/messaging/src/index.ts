@@ -43,6 +43,7 @@ export const messagingPlugin = definePlugin({
       token: config.MESSAGING_API_TOKEN,
       timeoutMs: config.MESSAGING_SEND_TIMEOUT_MS,
       maxAttempts: config.MESSAGING_SEND_MAX_ATTEMPTS,
+      wakeClaim: () => sending.kick(),
     });
     const sending = startLoop({
       name: 'send',
@@ -60,7 +61,7 @@ export const messagingPlugin = definePlugin({
       maxAttempts: config.MESSAGING_MAX_ATTEMPTS,
       batchSize: config.MESSAGING_BATCH_SIZE,
       replies: sender,
-      onRepliesQueued: () => sending.kick(),
+      onRepliesQueued: (conversationIds) => sender.queued(conversationIds),
     });
     const queue = startQueueWorker({
       logger: ctx.logger,

@@ -72,8 +72,8 @@ export function createProcessor(deps: {
   batchSize: number;
   /** The sender: leases replies at write time and sends them once the batch commits. */
   replies: { leaseUntil(): Date | null; deliver(replies: readonly HandedOff[]): void };
-  /** Replies were queued for the sender's claim (their conversation had others pending). */
-  onRepliesQueued(): void;
+  /** Replies of these conversations were queued for the sender's claim (others of theirs were pending). */
+  onRepliesQueued(conversationIds: ReadonlySet<string>): void;
 }) {
   /** What one message does, computed without writing anything. */
   const decide = async (head: Head, now: Date): Promise<MessageEffects> => {
@@ -273,7 +273,8 @@ export function createProcessor(deps: {
           sendAttempts: 1,
         })),
     );
-    if (queued.some((reply) => !reply.leased)) deps.onRepliesQueued();
+    const waiting = new Set(queued.filter((reply) => !reply.leased).map((reply) => reply.conversationId));
+    if (waiting.size > 0) deps.onRepliesQueued(waiting);
     return processed;
   }
 

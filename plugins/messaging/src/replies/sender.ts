@@ -35,6 +35,9 @@ const MAX_HANDED_OFF_IN_FLIGHT = 200;
  * pending already leased to this worker (`leaseUntil()`), and hands them over (`deliver`) once it has
  * committed; they are sent at once, one after another per conversation. A failure stops that
  * conversation's handed-over replies and gives the rest back to the claim, behind the failed one.
+ *
+ * Replies the processor left to the claim (`queued`) wake it at once. Those waiting behind a handed-over
+ * send of their conversation wake it again when that send settles, so they do not wait for its next poll.
  */
 export function createSender(deps: {
   db: Database;
@@ -45,10 +48,32 @@ export function createSender(deps: {
   token: string | undefined;
   timeoutMs: number;
   maxAttempts: number;
+  /** Runs the claim now (the send loop's kick). */
+  wakeClaim(): void;
 }) {
   const leaseMs = deps.timeoutMs + 60_000;
   const inFlight = new Set<Promise<void>>();
   let handedOffInFlight = 0;
+  /** Handed-over replies in flight per conversation. */
+  const handedOffByConversation = new Map<string, number>();
+  /** Conversations with replies left to the claim behind a handed-over send still in flight. */
+  const waitingBehind = new Set<string>();
+
+  /** A handed-over batch settled: its conversations' waiting replies can be claimed now. */
+  const settled = (replies: readonly HandedOff[]) => {
+    handedOffInFlight -= replies.length;
+    let wake = false;
+    for (const { conversationId } of replies) {
+      const left = (handedOffByConversation.get(conversationId) ?? 1) - 1;
+      if (left > 0) {
+        handedOffByConversation.set(conversationId, left);
+        continue;
+      }
+      handedOffByConversation.delete(conversationId);
+      if (waitingBehind.delete(conversationId)) wake = true;
+    }
+    if (wake) deps.wakeClaim();
+  };
 
   const claim = async (limit: number): Promise<Claimed[]> => {
     const now = deps.clock.now();
@@ -158,16 +183,27 @@ export function createSender(deps: {
     deliver(replies: readonly HandedOff[]): void {
       if (replies.length === 0) return;
       handedOffInFlight += replies.length;
+      for (const { conversationId } of replies)
+        handedOffByConversation.set(conversationId, (handedOffByConversation.get(conversationId) ?? 0) + 1);
       const task = sendHandedOff(replies)
         .catch((err: unknown) =>
           // The replies keep their lease: the claim takes them again once it runs out.
           deps.logger.warn({ err: { message: (err as Error).message } }, 'messaging: recording sends failed'),
         )
         .finally(() => {
-          handedOffInFlight -= replies.length;
+          settled(replies);
           inFlight.delete(task);
         });
       inFlight.add(task);
+    },
+
+    /**
+     * Replies of these conversations were left to the claim (others of theirs were pending): the claim
+     * runs now, and again when a handed-over send they wait behind settles.
+     */
+    queued(conversationIds: Iterable<string>): void {
+      for (const id of conversationIds) if (handedOffByConversation.has(id)) waitingBehind.add(id);
+      deps.wakeClaim();
     },
 
     /** Waits for the handed-over sends in flight (shutdown). */
