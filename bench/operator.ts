@@ -33,7 +33,12 @@ import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../operator/src/api/n
 import type { AuthConfigSpecInput } from '../operator/src/api/types.generated.ts';
 import { validateSpec } from '../operator/src/api/validate-spec.ts';
 import { ANNOTATIONS } from '../operator/src/reconcile/annotations.ts';
-import { benchDeployment, benchmarkApply } from '../operator/src/reconcile/benchmark.ts';
+import {
+  benchDeployment,
+  benchmarkApply,
+  benchSpec,
+  percentile,
+} from '../operator/src/reconcile/benchmark.ts';
 import { createReconciler } from '../operator/src/reconcile/reconciler.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../operator/src/reconcile/types.ts';
 import { configMapFor } from '../operator/src/render/config-map.ts';
@@ -52,15 +57,6 @@ const NAME = 'gateway';
 const healthyAnalysis: AnalysisSource = {
   analyse: () => Promise.resolve({ ok: true, gatedRequests: 0, failureRatio: 0 }),
 };
-
-function specFor(index: number): AuthConfigSpecInput {
-  return {
-    target: { name: NAME },
-    authMode: 'local',
-    appBaseUrl: `https://gateway-${index}.example.com`,
-    secretEnv: [{ name: 'AUTH_SECRET', secretKeyRef: { name: 'gatehouse-secrets', key: 'auth-secret' } }],
-  };
-}
 
 /** The config hash and ConfigMap name the reconciler must end up with for `spec` (the pure builders). */
 function expectedFor(spec: AuthConfigSpecInput): { hash: string; configMap: string } {
@@ -172,11 +168,6 @@ function countingReconciler(inner: Reconciler) {
   };
 }
 
-function percentile(sorted: readonly number[], fraction: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] ?? 0;
-}
-
 const round = (ms: number): number => Math.round(ms * 10) / 10;
 
 const fake = await FakeKube.start({
@@ -215,14 +206,14 @@ try {
   await apps.createNamespacedDeployment({ namespace: NAMESPACE, body: benchDeployment(NAME) });
   await custom.createNamespacedCustomObject({
     ...resource,
-    body: { apiVersion: API_VERSION, kind: KIND, metadata: { name: NAME }, spec: specFor(0) },
+    body: { apiVersion: API_VERSION, kind: KIND, metadata: { name: NAME }, spec: benchSpec(NAME, 0) },
   });
   // The first apply includes leader election and the informers' initial list: not a sample.
-  await observer.until(expectedFor(specFor(0)).hash, CHANGE_TIMEOUT_MS);
+  await observer.until(expectedFor(benchSpec(NAME, 0)).hash, CHANGE_TIMEOUT_MS);
 
   const samplesMs: number[] = [];
   for (let index = 1; index <= CHANGES; index += 1) {
-    const spec = specFor(index);
+    const spec = benchSpec(NAME, index);
     const expected = expectedFor(spec);
     const started = performance.now();
     await custom.patchNamespacedCustomObject(
@@ -237,7 +228,7 @@ try {
 
   // Idempotency: apply the last spec again, then make the operator reconcile the unchanged object (a 410 on
   // its watches makes it relist and enqueue everything) and check that nothing got a new resourceVersion.
-  const last = expectedFor(specFor(CHANGES));
+  const last = expectedFor(benchSpec(NAME, CHANGES));
   const versions = async () => ({
     authConfig: (
       (await custom.getNamespacedCustomObject({ ...resource, name: NAME })) as {
@@ -269,7 +260,7 @@ try {
       apiVersion: API_VERSION,
       kind: KIND,
       metadata: { name: NAME, resourceVersion: current.metadata.resourceVersion },
-      spec: specFor(CHANGES),
+      spec: benchSpec(NAME, CHANGES),
     },
   });
   const requestsBefore = fake.requests.length;

@@ -62,7 +62,7 @@ export async function benchmarkApply(options: ApplyBenchmarkOptions): Promise<Ap
     apiVersion: API_VERSION,
     kind: KIND,
     metadata: { name: NAME, namespace },
-    spec: specFor(index),
+    spec: benchSpec(NAME, index),
   });
   await custom.createNamespacedCustomObject({ ...resource, body: body(0) });
   await reconciler.reconcile({ namespace, name: NAME });
@@ -92,9 +92,10 @@ export async function benchmarkApply(options: ApplyBenchmarkOptions): Promise<Ap
   };
 }
 
-function specFor(index: number): AuthConfigSpecInput {
+/** The benchmarks' AuthConfig spec for a Deployment `target`: change `index` differs only in its base URL. */
+export function benchSpec(target: string, index: number): AuthConfigSpecInput {
   return {
-    target: { name: NAME },
+    target: { name: target },
     authMode: 'local',
     appBaseUrl: `https://gateway-${index}.example.com`,
     secretEnv: [{ name: 'AUTH_SECRET', secretKeyRef: { name: 'gatehouse-secrets', key: 'auth-secret' } }],
@@ -102,7 +103,7 @@ function specFor(index: number): AuthConfigSpecInput {
 }
 
 /** Nearest-rank percentile of sorted samples. */
-function percentile(sorted: readonly number[], fraction: number): number {
+export function percentile(sorted: readonly number[], fraction: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] ?? 0;
 }
