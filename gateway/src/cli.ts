@@ -11,6 +11,7 @@ import {
   startGateway,
   type GatewayOptions,
 } from './gateway.ts';
+import { waitForSignal } from './signals.ts';
 
 const USAGE = `Usage: gatehouse <command>
 
@@ -129,20 +130,6 @@ async function runContributed(
     );
     return 1;
   }
-}
-
-function waitForSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      // A second signal while draining means "now": exit without waiting.
-      process.once(signal, () => process.exit(1));
-      resolve(signal);
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
 }
 
 if (import.meta.main) {

@@ -13,6 +13,7 @@ import { createDefaultReconciler } from './default-reconciler.ts';
 import { DEFAULT_LEADER_TIMINGS } from './leader-election.ts';
 import type { RuntimeLogger } from './logger.ts';
 import { DEFAULT_PORT, DEFAULT_WATCHDOG_MS, startOperator, type ReconcilerContext } from './operator.ts';
+import { waitForSignal } from '../../../gateway/src/signals.ts';
 
 export const OPERATOR_USAGE = `Usage: gatehouse operator [options]
 
@@ -138,18 +139,4 @@ export async function runOperatorCommand(
 function parseCount(value: string | undefined, fallback: number): number | undefined {
   if (value === undefined) return fallback;
   return /^\d+$/.test(value) ? Number(value) : undefined;
-}
-
-function waitForSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      // A second signal while draining means "now".
-      process.once(signal, () => process.exit(1));
-      resolve(signal);
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
 }
