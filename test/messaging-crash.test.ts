@@ -70,6 +70,10 @@ async function start(port: number): Promise<GatewayProcess> {
         LLM_TIMEOUT_MS: '2000',
         MESSAGING_BATCH_SIZE: '10',
         MESSAGING_WORKER_CONCURRENCY: '1',
+        // Replies the killed process was sending (and those behind them) go to the restarted one once
+        // their lease runs out: short here, so the test sees it happen within its time.
+        MESSAGING_SEND_TIMEOUT_MS: '1000',
+        MESSAGING_SEND_LEASE_MS: '3000',
       }),
     }),
   });
@@ -93,6 +97,8 @@ describe('SIGKILL mid-queue', () => {
     const port = await freePort();
     const first = await start(port);
     const base = { url: `http://127.0.0.1:${port}` };
+    // The send API hangs for the first process: the kill always finds replies in flight.
+    provider.holdNext(MESSAGES);
     // Messages nothing but the (slow) model can classify, from 40 contacts.
     for (let i = 0; i < MESSAGES; i++) {
       const res = await postWebhook(
@@ -105,6 +111,8 @@ describe('SIGKILL mid-queue', () => {
     await expect.poll(async () => (await counts()).processed, { timeout: 10_000 }).toBeGreaterThan(0);
     first.child.kill('SIGKILL');
     await first.exited;
+    provider.holdNext(0);
+    provider.releaseHeld();
     const atKill = await counts();
     expect(atKill.queued).toBeGreaterThan(0);
 

@@ -4,28 +4,43 @@ import { integer, secret } from '../../../gateway/src/config/env-schema.ts';
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 /** The messaging plugin's settings (docs/configuration.md, "messaging"). Names from DECISIONS.md. */
-export const messagingConfigSchema = z.object({
-  /** `GET /webhook/chat` answers the subscription challenge only for this token (unset: always 403). */
-  WEBHOOK_VERIFY_TOKEN: secret(z.string().min(1).optional()),
-  /** When set, `X-Hub-Signature-256` must verify over the raw body of every `POST /webhook/chat`. */
-  WEBHOOK_APP_SECRET: secret(z.string().min(1).optional()),
-  /** The provider's Graph-compatible send API: POST {base}/{phone_number_id}/messages. */
-  MESSAGING_API_BASE_URL: httpUrl.default('https://graph.facebook.com/v21.0'),
-  MESSAGING_API_TOKEN: secret(z.string().min(1).optional()),
-  MESSAGING_SEND_TIMEOUT_MS: integer(10_000, 100, 120_000),
-  MESSAGING_SEND_MAX_ATTEMPTS: integer(8, 1, 100),
-  /** The language-model tier (OpenAI-compatible chat completions); unset = the tier is skipped. */
-  LLM_BASE_URL: httpUrl.optional(),
-  LLM_MODEL: z.string().min(1).optional(),
-  LLM_API_KEY: secret(z.string().min(1).optional()),
-  LLM_TIMEOUT_MS: integer(1_500, 50, 60_000),
-  /** The processing queue: how often idle workers look for work, how many conversations at once. */
-  MESSAGING_WORKER_INTERVAL_MS: integer(250, 10, 60_000),
-  MESSAGING_WORKER_CONCURRENCY: integer(2, 1, 64),
-  /** Conversations whose next message one processing transaction takes at most. */
-  MESSAGING_BATCH_SIZE: integer(50, 1, 1000),
-  /** Processing attempts of one inbound message before it is dead-lettered. */
-  MESSAGING_MAX_ATTEMPTS: integer(5, 1, 100),
-});
+export const messagingConfigSchema = z
+  .object({
+    /** `GET /webhook/chat` answers the subscription challenge only for this token (unset: always 403). */
+    WEBHOOK_VERIFY_TOKEN: secret(z.string().min(1).optional()),
+    /** When set, `X-Hub-Signature-256` must verify over the raw body of every `POST /webhook/chat`. */
+    WEBHOOK_APP_SECRET: secret(z.string().min(1).optional()),
+    /** The provider's Graph-compatible send API: POST {base}/{phone_number_id}/messages. */
+    MESSAGING_API_BASE_URL: httpUrl.default('https://graph.facebook.com/v21.0'),
+    MESSAGING_API_TOKEN: secret(z.string().min(1).optional()),
+    MESSAGING_SEND_TIMEOUT_MS: integer(10_000, 100, 120_000),
+    /**
+     * How long a reply being sent stays with the worker sending it; after a crash, its replies (and the later
+     * ones of their conversations) wait this long before another worker sends them.
+     */
+    MESSAGING_SEND_LEASE_MS: integer(70_000, 1_000, 3_600_000),
+    MESSAGING_SEND_MAX_ATTEMPTS: integer(8, 1, 100),
+    /** The language-model tier (OpenAI-compatible chat completions); unset = the tier is skipped. */
+    LLM_BASE_URL: httpUrl.optional(),
+    LLM_MODEL: z.string().min(1).optional(),
+    LLM_API_KEY: secret(z.string().min(1).optional()),
+    LLM_TIMEOUT_MS: integer(1_500, 50, 60_000),
+    /** The processing queue: how often idle workers look for work, how many conversations at once. */
+    MESSAGING_WORKER_INTERVAL_MS: integer(250, 10, 60_000),
+    MESSAGING_WORKER_CONCURRENCY: integer(2, 1, 64),
+    /** Conversations whose next message one processing transaction takes at most. */
+    MESSAGING_BATCH_SIZE: integer(50, 1, 1000),
+    /** Processing attempts of one inbound message before it is dead-lettered. */
+    MESSAGING_MAX_ATTEMPTS: integer(5, 1, 100),
+  })
+  .superRefine((env, ctx) => {
+    // A lease that can end during a send would let a second worker send the same reply while it is in flight.
+    if (env.MESSAGING_SEND_LEASE_MS <= env.MESSAGING_SEND_TIMEOUT_MS)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MESSAGING_SEND_LEASE_MS'],
+        message: `must be longer than MESSAGING_SEND_TIMEOUT_MS (${env.MESSAGING_SEND_TIMEOUT_MS})`,
+      });
+  });
 
 export type MessagingEnv = z.output<typeof messagingConfigSchema>;

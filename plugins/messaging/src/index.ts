@@ -42,6 +42,7 @@ export const messagingPlugin = definePlugin({
       baseUrl: config.MESSAGING_API_BASE_URL,
       token: config.MESSAGING_API_TOKEN,
       timeoutMs: config.MESSAGING_SEND_TIMEOUT_MS,
+      leaseMs: config.MESSAGING_SEND_LEASE_MS,
       maxAttempts: config.MESSAGING_SEND_MAX_ATTEMPTS,
       wakeClaim: () => sending.kick(),
     });

@@ -47,11 +47,13 @@ export function createSender(deps: {
   baseUrl: string;
   token: string | undefined;
   timeoutMs: number;
+  /** How long a claimed or handed-over reply stays with this worker (longer than `timeoutMs`). */
+  leaseMs: number;
   maxAttempts: number;
   /** Runs the claim now (the send loop's kick). */
   wakeClaim(): void;
 }) {
-  const leaseMs = deps.timeoutMs + 60_000;
+  const leaseMs = deps.leaseMs;
   const inFlight = new Set<Promise<void>>();
   let handedOffInFlight = 0;
   /** Handed-over replies in flight per conversation. */
