@@ -74,13 +74,14 @@ export function registerAccountRoutes(
     exempt: true,
     schema: { body: passwordChange },
     handler: async (req, res, { body }) => {
-      const identity = await sessions.fromCookie(req, { changes: true });
+      const identity = await sessions.ownFromCookie(req, { changes: true });
       const user = await userStore.findById(ctx.db.pool, identity.sub);
       if (!user?.passwordHash || user.disabledAt !== null) throw authErrors.create('auth.session.missing');
-      // 000 mode table: in oidc mode the password endpoints are closed but to break-glass admins.
+      // 000 mode table: in oidc mode the password endpoints are closed but to break-glass admins. The
+      // roles are the resolved identity's: the account's current ones.
       const allowed =
         deps.deployment.password === 'everyone' ||
-        (deps.deployment.password === 'break-glass-admins' && user.roles.includes('*'));
+        (deps.deployment.password === 'break-glass-admins' && identity.roles.includes('*'));
       if (!allowed) throw authErrors.create('auth.password.disabled');
       if (!(await deps.hasher.verify(user.passwordHash, body.currentPassword)))
         throw authErrors.create('auth.password.current_wrong');

@@ -85,8 +85,7 @@ export function registerSessionRoutes(
     path: '/api/v1/auth/logout',
     exempt: true,
     handler: async (req, res) => {
-      const identity = await sessions.fromCookie(req, { changes: true });
-      if (identity.sid === null) throw authErrors.create('auth.session.missing');
+      const identity = await sessions.ownFromCookie(req, { changes: true });
       if (await sessionStore.revoke(ctx.db.pool, identity.sid, 'logout')) {
         ctx.audit.writeLater({
           kind: 'auth.session.revoked',

@@ -1,6 +1,7 @@
 import type { Database } from '../../../../gateway/src/db/database.ts';
 import type { AuthDeployment } from '../deployment/validate.ts';
 import { userStore, type UserRow } from '../store/user-store.ts';
+import type { AccountCache } from './accounts.ts';
 import type { Directory } from './directory.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 
@@ -29,6 +30,8 @@ export function createLoginService(deps: {
   deployment: AuthDeployment;
   /** With LDAP_ENABLED: the directory and its group → role map. */
   directory?: { service: Directory; groupRoles: Readonly<Record<string, string>> } | undefined;
+  /** This replica's cache of current roles, told when a directory login changed them. */
+  accounts: Pick<AccountCache, 'invalidate'>;
 }) {
   /**
    * Directory sign-in (issue 4, point 8): for emails without a local account, and for directory-managed
@@ -52,6 +55,7 @@ export function createLoginService(deps: {
     const userId = existing?.id ?? (await userStore.provisionDirectoryUser(deps.db.pool, email));
     const roles = [...new Set(entry.groups.flatMap((group) => directory.groupRoles[group] ?? []))];
     await userStore.syncDirectoryRoles(deps.db.pool, userId, roles);
+    deps.accounts.invalidate(userId);
     const user = await userStore.findById(deps.db.pool, userId);
     if (!user) return { ok: false, reason: 'unknown_email', userId: null };
     if (user.disabledAt !== null) return { ok: false, reason: 'disabled', userId };

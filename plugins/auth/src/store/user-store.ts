@@ -12,6 +12,15 @@ export interface UserRow {
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
+/** Postgres channel on which every change of an account's roles or state is announced (migrations/auth/0003). */
+export const ACCOUNT_CHANGED_CHANNEL = 'auth_account_changed';
+
+/** What a session of the account may do now: its email and roles; disabled accounts are not live. */
+export interface LiveAccount {
+  email: string;
+  roles: readonly string[];
+}
+
 const SELECT_USER = `
   SELECT u.id, u.email, u.provider, u.directory_managed AS "directoryManaged", u.password_hash AS "passwordHash",
          u.disabled_at AS "disabledAt",
@@ -91,6 +100,17 @@ export const userStore = {
       'SELECT registration_enabled AS enabled FROM auth_settings',
     );
     return rows[0]?.enabled ?? false;
+  },
+
+  /** The account as a session sees it now, or null when it is missing or disabled. */
+  async live(db: Queryable, id: string): Promise<LiveAccount | null> {
+    const { rows } = await db.query<LiveAccount>(
+      `SELECT u.email, coalesce(array_agg(r.role ORDER BY r.role) FILTER (WHERE r.role IS NOT NULL), '{}') AS roles
+         FROM auth_users u LEFT JOIN auth_user_roles r ON r.user_id = u.id
+        WHERE u.id = $1 AND u.disabled_at IS NULL GROUP BY u.id`,
+      [id],
+    );
+    return rows[0] ?? null;
   },
 
   async findById(db: Queryable, id: string): Promise<UserRow | null> {
