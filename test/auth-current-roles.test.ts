@@ -15,6 +15,7 @@ import { eventually } from './helpers/eventually.ts';
 import { gateEnv, mintSession, sign } from './helpers/gate.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { postJson, problemCode, sessionCookieOf } from './helpers/http.ts';
+import { canonical } from './helpers/accounts.ts';
 
 const APP = 'http://localhost:3000';
 const PASSWORD = 'violet umbrella 42';
@@ -26,7 +27,11 @@ const ids: Record<string, string> = {};
 
 async function seed(name: string, roles: string[] = []): Promise<void> {
   const email = `${name}@example.com`;
-  const user = await userStore.insertLocal(db.pool, email, await argon2.hash(PASSWORD, ARGON2_PARAMS));
+  const user = await userStore.insertLocal(
+    db.pool,
+    canonical(email),
+    await argon2.hash(PASSWORD, ARGON2_PARAMS),
+  );
   ids[name] = user?.id ?? '';
   for (const role of roles) await userStore.grantRole(db.pool, ids[name], role, 'test');
 }

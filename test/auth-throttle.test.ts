@@ -6,6 +6,7 @@ import { ARGON2_PARAMS } from '../plugins/auth/src/service/password-hasher.ts';
 import { userStore } from '../plugins/auth/src/store/user-store.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { canonical } from './helpers/accounts.ts';
 
 const clock = createManualClock(Date.now());
 let db: TestDatabase;
@@ -22,7 +23,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   await userStore.insertLocal(
     db.pool,
-    'ada@example.com',
+    canonical('ada@example.com'),
     await argon2.hash('violet umbrella 42', ARGON2_PARAMS),
   );
   replicas = [

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
 import type { AuthEnv } from '../config.ts';
 import type { AuthDeployment } from '../deployment/validate.ts';
+import { accountEmailSchema } from '../domain/email.ts';
 import { authErrors } from '../error-codes.ts';
 import { webSessions } from '../http/web-session.ts';
 import { createNewPasswordHasher } from '../service/new-password.ts';
@@ -12,7 +13,7 @@ import { sessionStore } from '../store/session-store.ts';
 import { userStore } from '../store/user-store.ts';
 
 const registration = z.object({
-  email: z.email({ error: 'must be an email address' }).max(320),
+  email: accountEmailSchema,
   password: z.string().min(1).max(1024),
 });
 const passwordChange = z.object({

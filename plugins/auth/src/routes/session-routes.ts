@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
 import type { AuthEnv } from '../config.ts';
+import { signInEmailSchema } from '../domain/email.ts';
 import { authErrors } from '../error-codes.ts';
 import { readSessionCookie } from '../http/session-cookie.ts';
 import { webSessions } from '../http/web-session.ts';
@@ -10,7 +11,8 @@ import type { AttemptScope } from '../store/attempt-store.ts';
 import { sessionStore } from '../store/session-store.ts';
 
 const credentials = z.object({
-  email: z.string().trim().min(1).max(320),
+  // Canonical (domain/email.ts): the limiter's key, the lookup and the directory's filter are one value.
+  email: signInEmailSchema,
   // Bounded so nobody makes the server hash megabytes; the policy's 256 applies when passwords are set.
   password: z.string().min(1).max(1024),
 });
@@ -33,7 +35,7 @@ export function registerSessionRoutes(
     schema: { body: credentials },
     handler: async (req, res, { body }) => {
       const keys: Array<[AttemptScope, string]> = [
-        ['login:account', body.email.toLowerCase()],
+        ['login:account', body.email],
         ['login:ip', req.ip ?? 'unknown'],
       ];
       await deps.throttle.check(keys);
@@ -51,7 +53,7 @@ export function registerSessionRoutes(
         throw authErrors.create('auth.invalid_credentials');
       }
       const { user } = result;
-      await deps.throttle.succeeded('login:account', body.email.toLowerCase());
+      await deps.throttle.succeeded('login:account', body.email);
       const session = await sessions.start(req, res, user);
       ctx.audit.writeLater({
         kind: 'auth.login.success',

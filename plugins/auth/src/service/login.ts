@@ -1,5 +1,6 @@
 import type { Database } from '../../../../gateway/src/db/database.ts';
 import type { AuthDeployment } from '../deployment/validate.ts';
+import { canonicalEmail, type CanonicalEmail } from '../domain/email.ts';
 import { userStore, type UserRow } from '../store/user-store.ts';
 import type { AccountCache } from './accounts.ts';
 import type { Directory } from './directory.ts';
@@ -39,7 +40,7 @@ export function createLoginService(deps: {
    * syncs the roles its groups map to.
    */
   const directoryLogin = async (
-    email: string,
+    email: CanonicalEmail,
     password: string,
     existing: UserRow | null,
   ): Promise<LoginResult> => {
@@ -63,7 +64,7 @@ export function createLoginService(deps: {
   };
 
   return {
-    async login(email: string, password: string): Promise<LoginResult> {
+    async login(email: CanonicalEmail, password: string): Promise<LoginResult> {
       const user = await userStore.findByEmail(deps.db.pool, email);
       if (deps.directory && deps.deployment.ldap && (!user || user.directoryManaged))
         return directoryLogin(email, password, user);
@@ -75,8 +76,7 @@ export function createLoginService(deps: {
       if (!user.passwordHash) return { ok: false, reason: 'no_password', userId };
       if (!matches) return { ok: false, reason: 'wrong_password', userId };
       // 000 "User account": password equal to email is the demo convention, treated as no password.
-      if (password.toLowerCase() === user.email.toLowerCase())
-        return { ok: false, reason: 'demo_account', userId };
+      if (canonicalEmail(password) === user.email) return { ok: false, reason: 'demo_account', userId };
       if (user.disabledAt !== null) return { ok: false, reason: 'disabled', userId };
       // 000 mode table and Authentication 4-5: in oidc mode only wildcard admins (break-glass) sign in
       // with a password, and nobody when AUTH_BREAK_GLASS=false.
