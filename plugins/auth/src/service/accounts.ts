@@ -30,7 +30,8 @@ export interface AccountCache {
  * cache. Reads of one account share one query.
  */
 export function createAccountCache(deps: { db: Database; maxEntries: number }): AccountCache {
-  const cache = new LRUCache<string, LiveAccount | typeof DEAD>({ max: deps.maxEntries });
+  // The notifications keep entries current; the minute is a backstop against one lost without a disconnect.
+  const cache = new LRUCache<string, LiveAccount | typeof DEAD>({ max: deps.maxEntries, ttl: 60_000 });
   const reading = new Map<string, Promise<LiveAccount | null>>();
   let generation = 0;
   let listening = true;
