@@ -48,10 +48,10 @@ export function registerAccountRoutes(
       if (deps.deployment.registration === 'off' || !(await userStore.registrationEnabled(ctx.db.pool))) {
         throw authErrors.create('auth.register.disabled');
       }
-      // Every attempt counts against the client's allowance: registration floods are the concern.
+      // Every attempt counts against the client's allowance (registration floods are the concern), counted
+      // before the work so a parallel burst gets no more than a series.
       const keys: Array<[AttemptScope, string]> = [['register:ip', req.ip ?? 'unknown']];
-      await deps.throttle.check(keys);
-      await deps.throttle.failed(keys);
+      await deps.throttle.reserve(keys);
       const hash = await newPasswordHash(body.password, body.email);
       // The unique index decides between concurrent registrations of one email: exactly one wins.
       const created = await userStore.insertLocal(ctx.db.pool, body.email, hash);

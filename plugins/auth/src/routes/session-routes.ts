@@ -38,11 +38,14 @@ export function registerSessionRoutes(
         ['login:account', body.email],
         ['login:ip', req.ip ?? 'unknown'],
       ];
-      await deps.throttle.check(keys);
-      const result = await deps.login.login(body.email, body.password);
+      // Counted before the hash, so parallel guesses cannot all pass a check made before any was counted.
+      const attempt = await deps.throttle.reserve(keys);
+      const result = await deps.login.login(body.email, body.password).catch(async (err: unknown) => {
+        await attempt.abandoned();
+        throw err;
+      });
       const where = { requestId: req.gatehouse.id, ip: req.ip ?? null };
       if (!result.ok) {
-        await deps.throttle.failed(keys);
         // The reason is for the audit trail only; every failure answers the same (000 Errors).
         ctx.audit.writeLater({
           kind: 'auth.login.failure',
@@ -53,7 +56,7 @@ export function registerSessionRoutes(
         throw authErrors.create('auth.invalid_credentials');
       }
       const { user } = result;
-      await deps.throttle.succeeded('login:account', body.email);
+      await attempt.succeeded();
       const session = await sessions.start(req, res, user);
       ctx.audit.writeLater({
         kind: 'auth.login.success',
