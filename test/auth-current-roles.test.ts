@@ -44,7 +44,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   db = await createTestDatabase();
   await seed('root', ['*']);
-  for (const name of ['eve', 'gus', 'ida']) await seed(name);
+  for (const name of ['eve', 'gus', 'ida', 'jon']) await seed(name);
   const env = {
     ...gateEnv('enforce'),
     GATEWAY_PLUGINS: 'auth,kyc',
@@ -169,6 +169,25 @@ describe("the gateway's own sessions carry the account's current roles", () => {
       );
     }
     expect(await adminStatuses(ida, 1)).toEqual([200, 201, 200]);
+  });
+
+  it('a change made while a replica was not listening still counts: nothing is answered from memory then', async () => {
+    const root = await signIn('root');
+    const jon = await signIn('jon');
+    expect((await call(root, 'PUT', `/api/v1/admin/users/${ids.jon}/roles/*`)).status).toBe(200);
+    for (const on of [0, 1] as const) expect(await identityRoles(jon, on)).toEqual(['*']);
+    // Both replicas lose their LISTEN connection; the revocation below is announced to nobody.
+    const { rowCount } = await db.pool.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE datname = current_database() AND query = 'LISTEN auth_account_changed'`,
+    );
+    expect(rowCount).toBe(2);
+    await db.pool.query("DELETE FROM auth_user_roles WHERE user_id = $1 AND role = '*'", [ids.jon]);
+    for (const on of [0, 1] as const) {
+      await eventually(`replica ${on} drops what it could not hear of`, 10_000, async () =>
+        JSON.stringify(await identityRoles(jon, on)) === '[]' ? true : undefined,
+      );
+    }
   });
 
   it('a session whose sub is not an account of the gateway is refused at the gate', async () => {
