@@ -55,8 +55,9 @@ async function gatedRequest() {
         url: GATED,
         body: undefined,
       }),
+      // A dashboard's own token (no `sid`): the auth plugin's session resolver passes its claims as they are.
       'x-forwarded-session': await encode({
-        token: { sub: 'bench-user', email: 'bench@example.com', roles: ['agent'], sid: 'bench-sid' },
+        token: { sub: 'bench-user', email: 'bench@example.com', roles: ['agent'] },
         secret: AUTH_SECRET,
         salt: 'authjs.session-token',
         maxAge: 3600,

@@ -18,7 +18,13 @@ beforeAll(async () => {
   db = await createTestDatabase();
   gateway = await startTestGateway({
     databaseUrl: db.url,
-    env: { ...gateEnv('enforce'), GATEWAY_PLUGINS: 'auth', APP_BASE_URL: APP },
+    env: {
+      ...gateEnv('enforce'),
+      GATEWAY_PLUGINS: 'auth',
+      APP_BASE_URL: APP,
+      // 20 parallel registrations queue for the hasher; on a busy machine the default 2 s wait can end in a 503.
+      LOGIN_HASH_WAIT_MS: '60000',
+    },
   });
 });
 afterAll(async () => {

@@ -9,6 +9,7 @@ import { userStore } from '../plugins/auth/src/store/user-store.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { AUTH_SECRET, COOKIE, gateEnv, sign } from './helpers/gate.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { canonical } from './helpers/accounts.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;
@@ -28,7 +29,7 @@ beforeAll(async () => {
   ] as const) {
     const user = await userStore.insertLocal(
       db.pool,
-      email,
+      canonical(email),
       await argon2.hash('violet umbrella 42', ARGON2_PARAMS),
     );
     ids[name] = user?.id ?? '';

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userStore } from '../plugins/auth/src/store/user-store.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { processEnv, spawnGateway } from './helpers/process.ts';
+import { canonical } from './helpers/accounts.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -28,10 +29,11 @@ describe('gatehouse admin create', () => {
     const password = 'correct horse battery staple';
     const { code, stdout } = await adminCreate(['--email', 'Root@Example.com'], `${password}\n`);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^created administrator Root@Example.com \([0-9a-f-]{36}\)$/m);
-    const user = await userStore.findByEmail(db.pool, 'root@example.COM');
+    // Stored, and shown, in the canonical form (docs/adr/0008-canonical-email.md).
+    expect(stdout).toMatch(/^created administrator root@example.com \([0-9a-f-]{36}\)$/m);
+    const user = await userStore.findByEmail(db.pool, canonical('root@example.COM'));
     expect(user).toMatchObject({
-      email: 'Root@Example.com',
+      email: 'root@example.com',
       provider: 'local',
       directoryManaged: false,
       roles: ['*'],
@@ -57,7 +59,7 @@ describe('gatehouse admin create', () => {
       'another long password here\n',
     );
     expect(code).toBe(1);
-    expect(stderr).toContain('an account with the email ROOT@example.com already exists');
+    expect(stderr).toContain('an account with the email root@example.com already exists');
   });
 
   it('refuses a password shorter than the configured minimum, counted in code points after NFKC', async () => {
@@ -92,7 +94,7 @@ describe('accounts', () => {
     });
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        userStore.insertLocal(db.pool, i % 2 ? 'Race@Example.com' : 'race@example.com', hash),
+        userStore.insertLocal(db.pool, canonical(i % 2 ? 'Race@Example.com' : 'race@example.com'), hash),
       ),
     );
     expect(results.filter((result) => result !== null)).toHaveLength(1);

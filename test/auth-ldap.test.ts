@@ -9,6 +9,7 @@ import { userStore } from '../plugins/auth/src/store/user-store.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { startSlapd, type Slapd } from './helpers/slapd.ts';
+import { canonical } from './helpers/accounts.ts';
 
 const BASE = 'dc=example,dc=com';
 let slapd: Slapd | null;
@@ -60,7 +61,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   await userStore.insertLocal(
     db.pool,
-    'ada@example.com',
+    canonical('ada@example.com'),
     await argon2.hash('violet umbrella 42', ARGON2_PARAMS),
   );
   gateway = await startTestGateway({
@@ -98,7 +99,7 @@ describe('LDAP sign-in', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('set-cookie')).toMatch(/^authjs\.session-token=/);
     expect(await res.json()).toMatchObject({ user: { email: 'grace@example.com', roles: ['users:admin'] } });
-    expect(await userStore.findByEmail(db.pool, 'grace@example.com')).toMatchObject({
+    expect(await userStore.findByEmail(db.pool, canonical('grace@example.com'))).toMatchObject({
       provider: 'ldap',
       directoryManaged: true,
       passwordHash: null,
@@ -131,6 +132,18 @@ describe('LDAP sign-in', () => {
     if (!slapd) return;
     const res = await login('*)(uid=grace', 'cobol forever 1959');
     expect(res.status).toBe(401);
+  });
+
+  it('another spelling of a directory address signs in to the same account, stored once canonically', async () => {
+    if (!slapd) return;
+    const first = await login('Alan@EXAMPLE.com', 'enigma machine 1939');
+    expect(first.status).toBe(200);
+    const again = await login('ａｌａｎ@example.com', 'enigma machine 1939');
+    expect(again.status).toBe(200);
+    const ids = [first, again].map(async (res) => ((await res.json()) as { user: { id: string } }).user.id);
+    expect(new Set(await Promise.all(ids)).size).toBe(1);
+    const { rows } = await db.pool.query("SELECT email FROM auth_users WHERE email ILIKE '%alan%'");
+    expect(rows).toEqual([{ email: 'alan@example.com' }]);
   });
 
   it('local accounts keep signing in with their own password', async () => {

@@ -7,13 +7,18 @@ import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { gateEnv, sign } from './helpers/gate.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { sessionCookieOf } from './helpers/http.ts';
+import { canonical } from './helpers/accounts.ts';
 
 const APP = 'http://localhost:3000';
 let db: TestDatabase;
 let gateway: TestGateway;
 
 async function seed(email: string, password: string, roles: string[] = []): Promise<string> {
-  const user = await userStore.insertLocal(db.pool, email, await argon2.hash(password, ARGON2_PARAMS));
+  const user = await userStore.insertLocal(
+    db.pool,
+    canonical(email),
+    await argon2.hash(password, ARGON2_PARAMS),
+  );
   for (const role of roles) await userStore.grantRole(db.pool, user?.id ?? '', role, 'test');
   return user?.id ?? '';
 }

@@ -11,6 +11,7 @@ import { createSessionIssuer } from '../gateway/src/gate/session-issuer.ts';
 import { systemClock } from '../gateway/src/clock.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { canonical } from './helpers/accounts.ts';
 
 const APP = 'http://localhost:3000';
 const OIDC = { OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'gatehouse' };
@@ -25,7 +26,7 @@ beforeAll(async () => {
   ] as const) {
     const user = await userStore.insertLocal(
       db.pool,
-      email,
+      canonical(email),
       await argon2.hash('violet umbrella 42', ARGON2_PARAMS),
     );
     for (const role of roles) await userStore.grantRole(db.pool, user?.id ?? '', role, 'test');
@@ -36,7 +37,7 @@ afterAll(async () => {
 });
 
 async function ssoSession(email: string): Promise<string> {
-  const user = await userStore.findByEmail(db.pool, email);
+  const user = await userStore.findByEmail(db.pool, canonical(email));
   const session = await sessionStore.create(db.pool, {
     userId: user?.id ?? '',
     ttlSeconds: 600,

@@ -12,6 +12,7 @@ import { userStore } from '../plugins/auth/src/store/user-store.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { AUTH_SECRET, COOKIE, gateEnv, sign } from './helpers/gate.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { canonical } from './helpers/accounts.ts';
 
 const PATH = '/api/v1/gate/identity';
 let db: TestDatabase;
@@ -28,7 +29,7 @@ beforeAll(async () => {
   ];
   issuer = await createSessionIssuer({ secrets: [AUTH_SECRET], cookieName: COOKIE, clock: systemClock });
   const hash = await argon2.hash('a long enough password', { type: argon2.argon2id });
-  userId = (await userStore.insertLocal(db.pool, 'agent@example.com', hash))?.id ?? '';
+  userId = (await userStore.insertLocal(db.pool, canonical('agent@example.com'), hash))?.id ?? '';
 });
 afterAll(async () => {
   for (const gateway of replicas ?? []) await gateway.close();

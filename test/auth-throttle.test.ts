@@ -6,6 +6,7 @@ import { ARGON2_PARAMS } from '../plugins/auth/src/service/password-hasher.ts';
 import { userStore } from '../plugins/auth/src/store/user-store.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { canonical } from './helpers/accounts.ts';
 
 const clock = createManualClock(Date.now());
 let db: TestDatabase;
@@ -14,17 +15,18 @@ let replicas: TestGateway[];
 const limits = {
   GATEWAY_PLUGINS: 'auth',
   LOGIN_FREE_FAILURES_PER_ACCOUNT: '3',
-  LOGIN_FREE_FAILURES_PER_IP: '50',
+  LOGIN_FREE_FAILURES_PER_IP: '20',
   REGISTER_FREE_ATTEMPTS_PER_IP: '2',
+  // The client address comes from X-Forwarded-For, so one test process can be many clients.
+  TRUST_PROXY: 'loopback',
+  // Bursts queue for the hasher on a busy machine: a 503 would hide what the limits answered.
+  LOGIN_HASH_WAIT_MS: '60000',
 };
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  await userStore.insertLocal(
-    db.pool,
-    'ada@example.com',
-    await argon2.hash('violet umbrella 42', ARGON2_PARAMS),
-  );
+  for (const email of ['ada@example.com', 'serial@example.com', 'burst@example.com'])
+    await userStore.insertLocal(db.pool, canonical(email), await argon2.hash(PASSWORD, ARGON2_PARAMS));
   replicas = [
     await startTestGateway({ databaseUrl: db.url, env: limits, clock }),
     await startTestGateway({ databaseUrl: db.url, env: limits, clock }),
@@ -35,12 +37,50 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const login = (gateway: TestGateway | undefined, password: string, email = 'ada@example.com') =>
+const PASSWORD = 'violet umbrella 42';
+
+const login = (
+  gateway: TestGateway | undefined,
+  password: string,
+  email = 'ada@example.com',
+  from?: string,
+) =>
   fetch(`${gateway?.url ?? ''}/auth/login`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(from ? { 'x-forwarded-for': from } : {}) },
     body: JSON.stringify({ email, password }),
   });
+
+const register = (gateway: TestGateway | undefined, email: string, from: string) =>
+  fetch(`${gateway?.url ?? ''}/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+    body: JSON.stringify({ email, password: 'cobol forever 1959' }),
+  });
+
+/** Sends attempts one after the other until the first 429; how many were answered before it. */
+async function seriesUntilRefused(send: (i: number) => Promise<Response>): Promise<number> {
+  for (let i = 0; i < 100; i++) {
+    const res = await send(i);
+    await res.arrayBuffer();
+    if (res.status === 429) return i;
+  }
+  throw new Error('the series was never refused');
+}
+
+/** Sends `count` attempts at once, alternating replicas; the statuses, and every 429 has a Retry-After. */
+async function burst(count: number, send: (i: number) => Promise<Response>): Promise<Record<number, number>> {
+  const answers = await Promise.all(Array.from({ length: count }, (_, i) => send(i)));
+  const statuses: Record<number, number> = {};
+  for (const res of answers) {
+    await res.arrayBuffer();
+    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    if (res.status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  }
+  return statuses;
+}
+
+const replica = (i: number) => replicas[i % 2];
 
 describe('login limits', () => {
   it('after the free failures: 429 with Retry-After, honoured and doubling, on every replica; never permanent', async () => {
@@ -91,5 +131,75 @@ describe('registration limits', () => {
     const limited = await register(3);
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).not.toBeNull();
+  });
+});
+
+describe('parallel bursts get no more than a series', () => {
+  it('40 wrong passwords for one account from 40 addresses at once: as many 401s as one after the other, on two replicas', async () => {
+    const series = await seriesUntilRefused((i) =>
+      login(replica(i), `wrong ${i}`, 'serial@example.com', `198.51.100.${i + 1}`),
+    );
+    expect(series).toBe(4);
+    const statuses = await burst(40, (i) =>
+      login(replica(i), `wrong ${i}`, 'burst@example.com', `203.0.113.${i + 1}`),
+    );
+    expect(statuses).toEqual({ 401: series, 429: 40 - series });
+    // As after a series: once the delay has passed, the right password signs in and clears the counter.
+    clock.advance(60_000);
+    expect((await login(replica(1), PASSWORD, 'burst@example.com', '203.0.113.200')).status).toBe(200);
+    expect((await login(replica(0), 'wrong again', 'burst@example.com', '203.0.113.201')).status).toBe(401);
+  });
+
+  it('40 wrong logins from one address over 40 accounts at once: as many 401s as one after the other', async () => {
+    const series = await seriesUntilRefused((i) =>
+      login(replica(i), 'wrong', `series-${i}@example.com`, '198.51.100.250'),
+    );
+    expect(series).toBe(21);
+    const statuses = await burst(40, (i) =>
+      login(replica(i), 'wrong', `burst-${i}@example.com`, '203.0.113.250'),
+    );
+    expect(statuses).toEqual({ 401: series, 429: 40 - series });
+    // A success from the address does not use up its allowance: it gets its place back.
+    clock.advance(3_600_000);
+    for (let i = 0; i < 25; i++)
+      expect((await login(replica(i), PASSWORD, 'serial@example.com', '203.0.113.251')).status).toBe(200);
+  });
+
+  it('40 registrations from one address at once: as many as one after the other', async () => {
+    await db.pool.query('UPDATE auth_settings SET registration_enabled = true');
+    const series = await seriesUntilRefused((i) =>
+      register(replica(i), `series-r${i}@example.com`, '198.51.100.251'),
+    );
+    expect(series).toBe(3);
+    const statuses = await burst(40, (i) => register(replica(i), `burst-r${i}@example.com`, '203.0.113.252'));
+    expect(statuses).toEqual({ 201: series, 429: 40 - series });
+  });
+});
+
+describe('an attempt without a verdict', () => {
+  it('a login refused as busy (no hash slot) gives its place back: the counter holds the 401s only', async () => {
+    const busy = await startTestGateway({
+      databaseUrl: db.url,
+      clock,
+      env: {
+        ...limits,
+        LOGIN_FREE_FAILURES_PER_ACCOUNT: '1000',
+        LOGIN_MAX_CONCURRENT_HASHES: '1',
+        LOGIN_HASH_WAIT_MS: '0',
+      },
+    });
+    try {
+      const statuses = await burst(12, (i) =>
+        login(busy, `wrong ${i}`, 'busy@example.com', `192.0.2.${i + 1}`),
+      );
+      process.stdout.write(`busy burst: ${JSON.stringify(statuses)}\n`);
+      expect((statuses[401] ?? 0) + (statuses[503] ?? 0)).toBe(12);
+      const { rows } = await db.pool.query<{ failures: number }>(
+        "SELECT failures FROM auth_attempts WHERE scope = 'login:account' AND key = 'busy@example.com'",
+      );
+      expect(rows[0]?.failures ?? 0).toBe(statuses[401] ?? 0);
+    } finally {
+      await busy.close();
+    }
   });
 });

@@ -194,6 +194,27 @@ describe('refuses to boot', () => {
     await expect(attempt).rejects.toThrow('route POST /fixture/echo is claimed by both fixture and squatter');
   });
 
+  it('when two plugins set a session resolver, naming both', async () => {
+    const resolver = (id: string) =>
+      definePlugin({
+        id,
+        dependsOn: [],
+        config: z.object({}),
+        errors: defineErrors({}),
+        register(ctx) {
+          ctx.hooks.sessionResolver((identity) => identity);
+        },
+      });
+    const attempt = startGateway({
+      env: processEnv({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', GATEWAY_PLUGINS: 'first,second' }),
+      available: [resolver('first'), resolver('second')],
+    });
+    await expect(attempt).rejects.toThrow(BootError);
+    await expect(attempt).rejects.toThrow(
+      'plugin second: ctx.hooks.sessionResolver: plugin first already resolves session identities',
+    );
+  });
+
   it('when the port is taken', async () => {
     const port = await freePort();
     const { createServer } = await import('node:net');

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { BootError } from '../boot-error.ts';
 import type { SessionVerifier } from '../gate/session-verifier.ts';
 import type { HealthReport, PipelineSlot, PluginHooks, ReadyInfo } from '../plugin/types.ts';
 
@@ -16,6 +17,7 @@ export function createHookCollector(verifier: SessionVerifier): HookCollector {
   const healthChecks = new Map<string, () => HealthReport | Promise<HealthReport>>();
   const ready: HookCollector['ready'] = [];
   const close: HookCollector['close'] = [];
+  let resolverOwner: string | null = null;
   const forPlugin = (id: string): PluginHooks => ({
     pipeline(slot, handler) {
       const list = slots.get(slot) ?? [];
@@ -33,6 +35,16 @@ export function createHookCollector(verifier: SessionVerifier): HookCollector {
     },
     sessionCheck(check) {
       verifier.addCheck(check);
+    },
+    sessionResolver(resolver) {
+      // Two sources of truth for one identity would make authorization depend on registration order.
+      if (resolverOwner !== null) {
+        throw new BootError([
+          `plugin ${id}: ctx.hooks.sessionResolver: plugin ${resolverOwner} already resolves session identities (at most one plugin may)`,
+        ]);
+      }
+      resolverOwner = id;
+      verifier.setResolver(resolver);
     },
   });
   return { ...forPlugin('core'), slots, healthChecks, ready, close, forPlugin };

@@ -14,7 +14,8 @@ import type { Clock } from '../clock.ts';
  *
  * Decrypting costs tens of microseconds; a busy dashboard sends the same token on every request, so
  * verified tokens are kept in a bounded LRU keyed by the token's SHA-256, each entry checked against its
- * own `exp` on every hit. Session checks (revocation) run on every call, cached or not.
+ * own `exp` on every hit. Session checks (revocation) and the session resolver (the identity as it is now)
+ * run on every call, cached or not: the cache holds what the token says, never what it grants.
  */
 export interface SessionIdentity {
   sub: string;
@@ -24,11 +25,21 @@ export interface SessionIdentity {
   sid: string | null;
 }
 
-export type SessionFailure = 'missing' | 'malformed' | 'invalid' | 'expired' | 'claims' | 'revoked';
+export type SessionFailure =
+  'missing' | 'malformed' | 'invalid' | 'expired' | 'claims' | 'revoked' | 'unresolved';
 export type SessionResult = { ok: true; identity: SessionIdentity } | { ok: false; reason: SessionFailure };
 
 /** A check the auth plugin adds to reject revoked sessions; `false` rejects. */
 export type SessionCheck = (identity: SessionIdentity) => boolean | Promise<boolean>;
+
+/**
+ * The one source of truth for the identity behind a verified session (the auth plugin's, at most one):
+ * given what the token claims, it answers the identity as it is now (current roles), or null to reject.
+ * It should answer synchronously when it can (from memory): a Promise costs every request a microtask turn.
+ */
+export type SessionResolver = (
+  identity: SessionIdentity,
+) => SessionIdentity | null | Promise<SessionIdentity | null>;
 
 export interface SessionVerifier {
   /**
@@ -38,6 +49,8 @@ export interface SessionVerifier {
   verify(token: string | undefined): SessionResult | Promise<SessionResult>;
   /** Adds a check run on every verification (e.g. "is this sid revoked?"). */
   addCheck(check: SessionCheck): void;
+  /** Sets the resolver run on every verification after the checks; throws when one is set already. */
+  setResolver(resolver: SessionResolver): void;
 }
 
 /** Auth.js decodes with 15 s of clock tolerance; so do we, so a token valid there is valid here. */
@@ -99,6 +112,7 @@ export async function createSessionVerifier(options: {
   const keys = await deriveSessionKeys(options.secrets, options.cookieName);
   const cache = options.cacheSize > 0 ? new LRUCache<string, CacheEntry>({ max: options.cacheSize }) : null;
   const checks: SessionCheck[] = [];
+  let resolver: SessionResolver | null = null;
 
   const decrypt = async (token: string, key: string): Promise<SessionResult> => {
     let payload: JWTPayload;
@@ -135,7 +149,10 @@ export async function createSessionVerifier(options: {
     return { ok: true, identity };
   };
 
-  /** Runs the session checks; stays synchronous while every check answers synchronously. */
+  /**
+   * Runs the session checks, then the resolver; stays synchronous while every step answers synchronously
+   * (ADR 0004: a cached token with in-memory checks costs no microtask turn).
+   */
   const runChecks = (identity: SessionIdentity, from = 0): SessionResult | Promise<SessionResult> => {
     for (let i = from; i < checks.length; i++) {
       const verdict = (checks[i] as SessionCheck)(identity);
@@ -144,7 +161,13 @@ export async function createSessionVerifier(options: {
       }
       if (!verdict) return { ok: false, reason: 'revoked' };
     }
-    return { ok: true, identity };
+    return resolve(identity);
+  };
+
+  const resolve = (identity: SessionIdentity): SessionResult | Promise<SessionResult> => {
+    if (resolver === null) return { ok: true, identity };
+    const resolved = resolver(identity);
+    return resolved instanceof Promise ? resolved.then(settle) : settle(resolved);
   };
 
   return {
@@ -161,7 +184,15 @@ export async function createSessionVerifier(options: {
     addCheck(check) {
       checks.push(check);
     },
+    setResolver(next) {
+      if (resolver !== null) throw new Error('a session resolver is already set');
+      resolver = next;
+    },
   };
+}
+
+function settle(identity: SessionIdentity | null): SessionResult {
+  return identity === null ? { ok: false, reason: 'unresolved' } : { ok: true, identity };
 }
 
 /** One-shot SHA-256 (crypto.hash): about half the cost of a Hash object for a token this size. */

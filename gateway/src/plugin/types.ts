@@ -9,7 +9,7 @@ import type { CoreConfig } from '../config/core-config.ts';
 import type { EnvSchema } from '../config/read-env.ts';
 import type { Database } from '../db/database.ts';
 import type { SessionIssuer } from '../gate/session-issuer.ts';
-import type { SessionCheck, SessionVerifier } from '../gate/session-verifier.ts';
+import type { SessionCheck, SessionResolver, SessionVerifier } from '../gate/session-verifier.ts';
 import type { ErrorCatalogue } from '../errors/catalogue.ts';
 import type { PluginCommand } from './command.ts';
 import type { RouteRegistrar } from './route-table.ts';
@@ -52,7 +52,8 @@ export interface PluginContext<C> {
   readonly clock: Clock;
   readonly hooks: PluginHooks;
   /**
-   * Session tokens: `verify` is gate layer 2's verifier (for other transports: the socket.io handshake);
+   * Session tokens: `verify` is gate layer 2's verifier (for other transports: the socket.io handshake),
+   * whose identity is the session resolver's answer (current roles), never the token's copy;
    * `issue` mints the gateway's own Auth.js-format tokens (the auth plugin's session cookie).
    */
   readonly sessions: Pick<SessionVerifier, 'verify'> & SessionIssuer & { readonly cookieName: string };
@@ -88,4 +89,11 @@ export interface PluginHooks {
   onClose(fn: () => void | Promise<void>): void;
   /** Adds a check to every session verification; returning false rejects it (revoked session ids). */
   sessionCheck(check: SessionCheck): void;
+  /**
+   * Sets the one source of truth for the identity behind a verified session (the auth plugin: the
+   * account's current roles). It runs on every verification, cached token or not, after the checks, so
+   * the gate's `req.identity`, `ctx.sessions.verify` and the upstream headers all carry its answer; null
+   * rejects the session. At most one plugin may set it: a second refuses boot, naming both.
+   */
+  sessionResolver(resolver: SessionResolver): void;
 }

@@ -11,8 +11,14 @@ import { registerSessionRoutes } from './routes/session-routes.ts';
 import { createDirectory } from './service/directory.ts';
 import { createLoginService } from './service/login.ts';
 import { createPasswordHasher } from './service/password-hasher.ts';
-import { startRevocationSet } from './service/revocations.ts';
+import { createAccountCache } from './service/accounts.ts';
+import { createRevocationSet } from './service/revocations.ts';
+import { createSessionResolver } from './service/session-resolver.ts';
+import { startSessionSync } from './service/session-sync.ts';
 import { createThrottle } from './service/throttle.ts';
+
+/** Accounts whose current roles a replica keeps in memory (a few hundred bytes each). */
+const ACCOUNT_CACHE_ENTRIES = 50_000;
 
 /**
  * Sign-in (document 000): local passwords, LDAP, OIDC single sign-on, passkeys, TOTP, break-glass admins,
@@ -36,10 +42,23 @@ export const authPlugin = definePlugin({
     const deployment = verdict.value;
 
     // Revoked server-side sessions are refused at the API gate and in the realtime handshake
-    // (DECISIONS.md, "Sessions"), synchronously, from a set every replica keeps current.
-    const revocations = await startRevocationSet({ db: ctx.db, clock: ctx.clock, logger: ctx.logger });
+    // (DECISIONS.md, "Sessions"), synchronously, from a set every replica keeps current; and a session
+    // carries its account's current roles, not the ones copied into its token (README, "Sessions and
+    // current roles"), from a cache every replica keeps current the same way.
+    const revocations = createRevocationSet({ db: ctx.db, clock: ctx.clock });
+    const accounts = createAccountCache({ db: ctx.db, maxEntries: ACCOUNT_CACHE_ENTRIES });
+    const sync = await startSessionSync({ db: ctx.db, logger: ctx.logger, revocations, accounts }).catch(
+      (err: unknown) => {
+        revocations.stop();
+        throw err;
+      },
+    );
     ctx.hooks.sessionCheck((identity) => identity.sid === null || !revocations.has(identity.sid));
-    ctx.hooks.onClose(() => revocations.stop());
+    ctx.hooks.sessionResolver(createSessionResolver(accounts));
+    ctx.hooks.onClose(async () => {
+      revocations.stop();
+      await sync.stop();
+    });
 
     const hasher = await createPasswordHasher({
       maxConcurrent: ctx.config.LOGIN_MAX_CONCURRENT_HASHES,
@@ -81,11 +100,11 @@ export const authPlugin = definePlugin({
           }
         : undefined;
     registerSessionRoutes(ctx, {
-      login: createLoginService({ db: ctx.db, hasher, deployment, directory }),
+      login: createLoginService({ db: ctx.db, hasher, deployment, directory, accounts }),
       throttle,
     });
     registerAccountRoutes(ctx, { deployment, hasher, denylist: loadDenylist(), throttle });
-    registerAdminRoutes(ctx);
+    registerAdminRoutes(ctx, { accounts });
     ctx.logger.info(
       {
         authMode: deployment.mode,

@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import type { PluginCommand } from '../../../../gateway/src/plugin/command.ts';
 import type { AuthEnv } from '../config.ts';
+import { accountEmailSchema } from '../domain/email.ts';
 import { createPasswordHasher } from '../service/password-hasher.ts';
 import { userStore } from '../store/user-store.ts';
 import { checkPassword, loadDenylist } from '../policy/password-policy.ts';
@@ -17,7 +17,7 @@ export const createAdminCommand: PluginCommand<AuthEnv> = {
   usage: '--email <address>',
   options: { email: { type: 'string' } },
   async run(ctx, values) {
-    const email = z.email().safeParse(values.email);
+    const email = accountEmailSchema.safeParse(values.email);
     if (!email.success) {
       ctx.io.stderr.write(
         'gatehouse admin create: --email <address> is required and must be an email address\n',

@@ -1,3 +1,5 @@
+import { canonicalEmail } from '../domain/email.ts';
+
 /**
  * The deployment rules of document 000 ("Deployment settings", "States and transitions", "Errors") as one
  * pure function: the auth plugin runs it at boot, and the operator runs the same function on an
@@ -129,7 +131,7 @@ export function validateAuthDeployment(input: AuthDeploymentInput): DeploymentVe
       ldap: input.ldapEnabled && mode !== 'oidc',
       oidc,
       breakGlass: input.breakGlass,
-      bootstrapAdminEmail: input.bootstrapAdminEmail?.toLowerCase() ?? null,
+      bootstrapAdminEmail: canonicalEmail(input.bootstrapAdminEmail ?? '') ?? null,
       webauthn,
     },
   };

@@ -3,6 +3,7 @@ import { isDevelopment } from '../../../../gateway/src/config/core-config.ts';
 import type { SessionIdentity } from '../../../../gateway/src/gate/session-verifier.ts';
 import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
 import type { AuthEnv } from '../config.ts';
+import { isUserId } from '../domain/user-id.ts';
 import { authErrors } from '../error-codes.ts';
 import { sessionStore } from '../store/session-store.ts';
 import type { UserRow } from '../store/user-store.ts';
@@ -16,9 +17,24 @@ export function webSessions(ctx: PluginContext<AuthEnv>) {
   const ttl = ctx.config.SESSION_TTL_SECONDS;
   const cookieName = ctx.sessions.cookieName;
   const cookieOptions = sessionCookieOptions(ctx.core.APP_BASE_URL, isDevelopment(ctx.core), ttl);
+  /**
+   * The identity of the request's session cookie, verified like gate layer 2 (revocation included, and
+   * resolved by the core: current roles); 401 `auth.session.missing` without one. `changes`: the request
+   * changes state, so it must also come from APP_BASE_URL's origin (DECISIONS.md, "Sessions").
+   */
+  const fromCookie = async (req: Request, options: { changes: boolean }): Promise<SessionIdentity> => {
+    if (options.changes && !sameOrigin(req, ctx.core.APP_BASE_URL))
+      throw authErrors.create('auth.origin.mismatch');
+    const token = readSessionCookie(req, cookieName);
+    const verified = token ? await ctx.sessions.verify(token) : null;
+    if (!verified?.ok) throw authErrors.create('auth.session.missing');
+    return verified.identity;
+  };
+
   return {
     cookieName,
     cookieOptions,
+    fromCookie,
 
     /** Creates the server-side session and sets its cookie; returns the row's expiry. */
     async start(
@@ -42,17 +58,17 @@ export function webSessions(ctx: PluginContext<AuthEnv>) {
     },
 
     /**
-     * The identity of the request's session cookie, verified like gate layer 2 (revocation included);
-     * 401 `auth.session.missing` without one. `changes`: the request changes state, so it must also come
-     * from APP_BASE_URL's origin (DECISIONS.md, "Sessions").
+     * The request's cookie as one of the gateway's own sessions (a `sid` and an account id as `sub`):
+     * what routes about the signed-in account need. A token minted by an external dashboard names no
+     * account of ours, so it gets 401 `auth.session.missing` like no session at all.
      */
-    async fromCookie(req: Request, options: { changes: boolean }): Promise<SessionIdentity> {
-      if (options.changes && !sameOrigin(req, ctx.core.APP_BASE_URL))
-        throw authErrors.create('auth.origin.mismatch');
-      const token = readSessionCookie(req, cookieName);
-      const verified = token ? await ctx.sessions.verify(token) : null;
-      if (!verified?.ok) throw authErrors.create('auth.session.missing');
-      return verified.identity;
+    async ownFromCookie(
+      req: Request,
+      options: { changes: boolean },
+    ): Promise<SessionIdentity & { sid: string }> {
+      const identity = await fromCookie(req, options);
+      if (identity.sid === null || !isUserId(identity.sub)) throw authErrors.create('auth.session.missing');
+      return { ...identity, sid: identity.sid };
     },
   };
 }

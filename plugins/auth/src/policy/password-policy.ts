@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { normalizePassword } from '../domain/password.ts';
 
 /** 000 "Limits": the minimum is admin-tunable with a hard floor of 8; at most 256 (DECISIONS.md). */
 export const PASSWORD_FLOOR = 8;
@@ -28,7 +29,7 @@ export function checkPassword(
   input: { password: string; email: string; minLength: number },
   denylist: ReadonlySet<string>,
 ): PolicyResult {
-  const password = input.password.normalize('NFKC');
+  const password = normalizePassword(input.password);
   const length = [...password].length;
   const minimum = Math.max(PASSWORD_FLOOR, input.minLength);
   const violations: PolicyViolation[] = [];

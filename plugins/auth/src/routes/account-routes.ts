@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
 import type { AuthEnv } from '../config.ts';
 import type { AuthDeployment } from '../deployment/validate.ts';
+import { accountEmailSchema } from '../domain/email.ts';
 import { authErrors } from '../error-codes.ts';
 import { webSessions } from '../http/web-session.ts';
 import { createNewPasswordHasher } from '../service/new-password.ts';
@@ -12,7 +13,7 @@ import { sessionStore } from '../store/session-store.ts';
 import { userStore } from '../store/user-store.ts';
 
 const registration = z.object({
-  email: z.email({ error: 'must be an email address' }).max(320),
+  email: accountEmailSchema,
   password: z.string().min(1).max(1024),
 });
 const passwordChange = z.object({
@@ -47,10 +48,10 @@ export function registerAccountRoutes(
       if (deps.deployment.registration === 'off' || !(await userStore.registrationEnabled(ctx.db.pool))) {
         throw authErrors.create('auth.register.disabled');
       }
-      // Every attempt counts against the client's allowance: registration floods are the concern.
+      // Every attempt counts against the client's allowance (registration floods are the concern), counted
+      // before the work so a parallel burst gets no more than a series.
       const keys: Array<[AttemptScope, string]> = [['register:ip', req.ip ?? 'unknown']];
-      await deps.throttle.check(keys);
-      await deps.throttle.failed(keys);
+      await deps.throttle.reserve(keys);
       const hash = await newPasswordHash(body.password, body.email);
       // The unique index decides between concurrent registrations of one email: exactly one wins.
       const created = await userStore.insertLocal(ctx.db.pool, body.email, hash);
@@ -74,13 +75,14 @@ export function registerAccountRoutes(
     exempt: true,
     schema: { body: passwordChange },
     handler: async (req, res, { body }) => {
-      const identity = await sessions.fromCookie(req, { changes: true });
+      const identity = await sessions.ownFromCookie(req, { changes: true });
       const user = await userStore.findById(ctx.db.pool, identity.sub);
       if (!user?.passwordHash || user.disabledAt !== null) throw authErrors.create('auth.session.missing');
-      // 000 mode table: in oidc mode the password endpoints are closed but to break-glass admins.
+      // 000 mode table: in oidc mode the password endpoints are closed but to break-glass admins. The
+      // roles are the resolved identity's: the account's current ones.
       const allowed =
         deps.deployment.password === 'everyone' ||
-        (deps.deployment.password === 'break-glass-admins' && user.roles.includes('*'));
+        (deps.deployment.password === 'break-glass-admins' && identity.roles.includes('*'));
       if (!allowed) throw authErrors.create('auth.password.disabled');
       if (!(await deps.hasher.verify(user.passwordHash, body.currentPassword)))
         throw authErrors.create('auth.password.current_wrong');

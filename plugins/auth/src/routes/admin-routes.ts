@@ -6,6 +6,7 @@ import type { AuthEnv } from '../config.ts';
 import { authErrors } from '../error-codes.ts';
 import { webSessions } from '../http/web-session.ts';
 import { PASSWORD_FLOOR, PASSWORD_MAX } from '../policy/password-policy.ts';
+import type { AccountCache } from '../service/accounts.ts';
 import { sessionStore } from '../store/session-store.ts';
 import { userStore, type UserRow } from '../store/user-store.ts';
 
@@ -30,20 +31,20 @@ function view(user: UserRow) {
  * the identity gate layer 2 verified (a signed dashboard request), or the session cookie of a browser;
  * a cookie-authenticated change must also come from APP_BASE_URL's origin.
  */
-export function registerAdminRoutes(ctx: PluginContext<AuthEnv>): void {
+export function registerAdminRoutes(
+  ctx: PluginContext<AuthEnv>,
+  deps: { accounts: Pick<AccountCache, 'invalidate'> },
+): void {
   const sessions = webSessions(ctx);
+  // Every replica hears of a change through `auth_account_changed` once it commits; this replica also
+  // forgets the account before answering, so the admin's next request already sees the change.
+  const changed = (userId: string) => deps.accounts.invalidate(userId);
 
   const admin = async (req: Request, changes: boolean): Promise<SessionIdentity> => {
     const identity = req.identity ?? (await sessions.fromCookie(req, { changes }));
-    // Roles are read from the account, not from the token: a role revoked a minute ago is gone now.
-    const account = await userStore.findById(ctx.db.pool, identity.sub);
-    if (
-      !account ||
-      account.disabledAt !== null ||
-      !account.roles.some((role) => ADMIN_ROLES.includes(role))
-    ) {
-      throw authErrors.create('auth.forbidden');
-    }
+    // The identity is the one the core resolved (README, "Sessions and current roles"): for the
+    // gateway's own sessions, the account's roles as they are now, so a role revoked a minute ago is gone.
+    if (!identity.roles.some((role) => ADMIN_ROLES.includes(role))) throw authErrors.create('auth.forbidden');
     return identity;
   };
   const audited = (req: Request, actor: SessionIdentity, kind: string, payload: Record<string, unknown>) =>
@@ -99,6 +100,7 @@ export function registerAdminRoutes(ctx: PluginContext<AuthEnv>): void {
       if (!(await userStore.roleExists(ctx.db.pool, params.role)))
         throw authErrors.create('auth.role.unknown');
       if (await userStore.grantRole(ctx.db.pool, params.id, params.role, actor.sub)) {
+        changed(params.id);
         audited(req, actor, 'auth.role.granted', { userId: params.id, role: params.role });
       }
       res.json(view(await found(params.id)));
@@ -113,6 +115,7 @@ export function registerAdminRoutes(ctx: PluginContext<AuthEnv>): void {
       const actor = await admin(req, true);
       await found(params.id);
       if (await userStore.revokeRole(ctx.db.pool, params.id, params.role)) {
+        changed(params.id);
         audited(req, actor, 'auth.role.revoked', { userId: params.id, role: params.role });
       }
       res.json(view(await found(params.id)));
@@ -130,6 +133,7 @@ export function registerAdminRoutes(ctx: PluginContext<AuthEnv>): void {
         await userStore.disable(tx, params.id, ctx.clock.now());
         return sessionStore.revokeAllForUser(tx, params.id, 'account disabled');
       });
+      changed(params.id);
       audited(req, actor, 'auth.user.disabled', { userId: params.id, revokedSessions: revoked });
       if (revoked > 0)
         audited(req, actor, 'auth.session.revoked', {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
 import type { AuthEnv } from '../config.ts';
+import { signInEmailSchema } from '../domain/email.ts';
 import { authErrors } from '../error-codes.ts';
 import { readSessionCookie } from '../http/session-cookie.ts';
 import { webSessions } from '../http/web-session.ts';
@@ -10,7 +11,8 @@ import type { AttemptScope } from '../store/attempt-store.ts';
 import { sessionStore } from '../store/session-store.ts';
 
 const credentials = z.object({
-  email: z.string().trim().min(1).max(320),
+  // Canonical (domain/email.ts): the limiter's key, the lookup and the directory's filter are one value.
+  email: signInEmailSchema,
   // Bounded so nobody makes the server hash megabytes; the policy's 256 applies when passwords are set.
   password: z.string().min(1).max(1024),
 });
@@ -33,14 +35,17 @@ export function registerSessionRoutes(
     schema: { body: credentials },
     handler: async (req, res, { body }) => {
       const keys: Array<[AttemptScope, string]> = [
-        ['login:account', body.email.toLowerCase()],
+        ['login:account', body.email],
         ['login:ip', req.ip ?? 'unknown'],
       ];
-      await deps.throttle.check(keys);
-      const result = await deps.login.login(body.email, body.password);
+      // Counted before the hash, so parallel guesses cannot all pass a check made before any was counted.
+      const attempt = await deps.throttle.reserve(keys);
+      const result = await deps.login.login(body.email, body.password).catch(async (err: unknown) => {
+        await attempt.abandoned();
+        throw err;
+      });
       const where = { requestId: req.gatehouse.id, ip: req.ip ?? null };
       if (!result.ok) {
-        await deps.throttle.failed(keys);
         // The reason is for the audit trail only; every failure answers the same (000 Errors).
         ctx.audit.writeLater({
           kind: 'auth.login.failure',
@@ -51,7 +56,7 @@ export function registerSessionRoutes(
         throw authErrors.create('auth.invalid_credentials');
       }
       const { user } = result;
-      await deps.throttle.succeeded('login:account', body.email.toLowerCase());
+      await attempt.succeeded();
       const session = await sessions.start(req, res, user);
       ctx.audit.writeLater({
         kind: 'auth.login.success',
@@ -85,8 +90,7 @@ export function registerSessionRoutes(
     path: '/api/v1/auth/logout',
     exempt: true,
     handler: async (req, res) => {
-      const identity = await sessions.fromCookie(req, { changes: true });
-      if (identity.sid === null) throw authErrors.create('auth.session.missing');
+      const identity = await sessions.ownFromCookie(req, { changes: true });
       if (await sessionStore.revoke(ctx.db.pool, identity.sid, 'logout')) {
         ctx.audit.writeLater({
           kind: 'auth.session.revoked',

@@ -1,6 +1,8 @@
 import type { Database } from '../../../../gateway/src/db/database.ts';
 import type { AuthDeployment } from '../deployment/validate.ts';
+import { canonicalEmail, type CanonicalEmail } from '../domain/email.ts';
 import { userStore, type UserRow } from '../store/user-store.ts';
+import type { AccountCache } from './accounts.ts';
 import type { Directory } from './directory.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 
@@ -29,6 +31,8 @@ export function createLoginService(deps: {
   deployment: AuthDeployment;
   /** With LDAP_ENABLED: the directory and its group → role map. */
   directory?: { service: Directory; groupRoles: Readonly<Record<string, string>> } | undefined;
+  /** This replica's cache of current roles, told when a directory login changed them. */
+  accounts: Pick<AccountCache, 'invalidate'>;
 }) {
   /**
    * Directory sign-in (issue 4, point 8): for emails without a local account, and for directory-managed
@@ -36,7 +40,7 @@ export function createLoginService(deps: {
    * syncs the roles its groups map to.
    */
   const directoryLogin = async (
-    email: string,
+    email: CanonicalEmail,
     password: string,
     existing: UserRow | null,
   ): Promise<LoginResult> => {
@@ -52,6 +56,7 @@ export function createLoginService(deps: {
     const userId = existing?.id ?? (await userStore.provisionDirectoryUser(deps.db.pool, email));
     const roles = [...new Set(entry.groups.flatMap((group) => directory.groupRoles[group] ?? []))];
     await userStore.syncDirectoryRoles(deps.db.pool, userId, roles);
+    deps.accounts.invalidate(userId);
     const user = await userStore.findById(deps.db.pool, userId);
     if (!user) return { ok: false, reason: 'unknown_email', userId: null };
     if (user.disabledAt !== null) return { ok: false, reason: 'disabled', userId };
@@ -59,7 +64,7 @@ export function createLoginService(deps: {
   };
 
   return {
-    async login(email: string, password: string): Promise<LoginResult> {
+    async login(email: CanonicalEmail, password: string): Promise<LoginResult> {
       const user = await userStore.findByEmail(deps.db.pool, email);
       if (deps.directory && deps.deployment.ldap && (!user || user.directoryManaged))
         return directoryLogin(email, password, user);
@@ -71,8 +76,7 @@ export function createLoginService(deps: {
       if (!user.passwordHash) return { ok: false, reason: 'no_password', userId };
       if (!matches) return { ok: false, reason: 'wrong_password', userId };
       // 000 "User account": password equal to email is the demo convention, treated as no password.
-      if (password.toLowerCase() === user.email.toLowerCase())
-        return { ok: false, reason: 'demo_account', userId };
+      if (canonicalEmail(password) === user.email) return { ok: false, reason: 'demo_account', userId };
       if (user.disabledAt !== null) return { ok: false, reason: 'disabled', userId };
       // 000 mode table and Authentication 4-5: in oidc mode only wildcard admins (break-glass) sign in
       // with a password, and nobody when AUTH_BREAK_GLASS=false.

@@ -1,5 +1,6 @@
 import argon2 from 'argon2';
 import { randomBytes } from 'node:crypto';
+import { normalizePassword } from '../domain/password.ts';
 import { authErrors } from '../error-codes.ts';
 
 /** DECISIONS.md, "Passwords": argon2id, m = 19456 KiB, t = 2, p = 1 (OWASP's first recommendation). */
@@ -17,6 +18,10 @@ export interface HasherLimits {
   maxWaitMs: number;
 }
 
+/**
+ * Local passwords only: every hash and verification normalises the password first (domain/password.ts), so
+ * no path can store one form and check another.
+ */
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /** True when `password` matches `hash`. Always runs one full verification. */
@@ -50,10 +55,10 @@ export async function createPasswordHasher(limits: HasherLimits): Promise<Passwo
   };
   const dummy = await argon2.hash(randomBytes(32), ARGON2_PARAMS);
   return {
-    hash: (password) => withSlot(() => argon2.hash(password, ARGON2_PARAMS)),
-    verify: (hash, password) => withSlot(() => argon2.verify(hash, password)),
+    hash: (password) => withSlot(() => argon2.hash(normalizePassword(password), ARGON2_PARAMS)),
+    verify: (hash, password) => withSlot(() => argon2.verify(hash, normalizePassword(password))),
     async verifyNothing(password) {
-      await withSlot(() => argon2.verify(dummy, password));
+      await withSlot(() => argon2.verify(dummy, normalizePassword(password)));
       return false;
     },
     needsRehash: (hash) => argon2.needsRehash(hash, ARGON2_PARAMS),

@@ -1,13 +1,32 @@
-import type { Database } from '../../../../gateway/src/db/database.ts';
 import type { Clock } from '../../../../gateway/src/clock.ts';
+import type { Database } from '../../../../gateway/src/db/database.ts';
 import { authErrors } from '../error-codes.ts';
-import { attemptStore, type AttemptScope, type BackoffRule } from '../store/attempt-store.ts';
+import {
+  attemptStore,
+  type AttemptScope,
+  type BackoffRule,
+  type ReservedAttempt,
+} from '../store/attempt-store.ts';
+
+/** An attempt admitted by the limits and already counted on each of its keys. */
+export interface Attempt {
+  /**
+   * It succeeded: a successful login clears its account's counter, and gives its place back on the other
+   * keys (a success is not a guess, so it must not use up an address's allowance).
+   */
+  succeeded(): Promise<void>;
+  /** It ended without a verdict (an error, a busy hasher): every key gets its place back. */
+  abandoned(): Promise<void>;
+}
 
 /**
  * Brute-force limits on login and registration (issue 4, point 7; DECISIONS.md, "Brute force"): per
  * account and per client address, counted in Postgres so every replica shares them; a soft exponential
  * delay past a free allowance, never a permanent lockout; refused requests get 429 `auth.rate_limited`
  * with Retry-After. Unknown emails are counted like known ones, so the limit reveals nothing.
+ *
+ * An attempt is reserved before its password is hashed (README, "Brute-force limits"): a burst of parallel
+ * guesses gets exactly the allowance a series of them gets, on one replica or many.
  */
 export function createThrottle(deps: {
   db: Database;
@@ -20,25 +39,36 @@ export function createThrottle(deps: {
       : scope === 'login:ip'
         ? deps.rules.ip
         : deps.rules.register;
+  const giveBack = async (attempts: readonly ReservedAttempt[]) => {
+    for (const attempt of attempts) await attemptStore.giveBack(deps.db.pool, attempt);
+  };
   return {
-    /** Throws 429 when any of the keys is blocked now. */
-    async check(keys: ReadonlyArray<[AttemptScope, string]>): Promise<void> {
+    /** Counts one attempt on every key, or throws 429 (counting nothing) when any of them is blocked now. */
+    async reserve(keys: ReadonlyArray<[AttemptScope, string]>): Promise<Attempt> {
       const now = deps.clock.now();
-      const until = await attemptStore.blockedUntil(deps.db.pool, keys, now);
-      if (until === null) return;
-      const seconds = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
-      throw authErrors.create('auth.rate_limited', {
-        headers: { 'Retry-After': String(seconds) },
-        extensions: { retryAfter: seconds },
-      });
-    },
-    async failed(keys: ReadonlyArray<[AttemptScope, string]>): Promise<void> {
-      const now = deps.clock.now();
-      for (const [scope, key] of keys)
-        await attemptStore.recordFailure(deps.db.pool, scope, key, ruleOf(scope), now);
-    },
-    async succeeded(scope: AttemptScope, key: string): Promise<void> {
-      await attemptStore.reset(deps.db.pool, scope, key);
+      const result = await attemptStore.reserve(
+        deps.db,
+        keys.map(([scope, key]) => ({ scope, key, rule: ruleOf(scope) })),
+        now,
+      );
+      if (!result.ok) {
+        const seconds = Math.max(1, Math.ceil((result.blockedUntil.getTime() - now.getTime()) / 1000));
+        throw authErrors.create('auth.rate_limited', {
+          headers: { 'Retry-After': String(seconds) },
+          extensions: { retryAfter: seconds },
+        });
+      }
+      const { reserved } = result;
+      return {
+        async succeeded() {
+          for (const attempt of reserved) {
+            if (attempt.scope === 'login:account')
+              await attemptStore.reset(deps.db.pool, attempt.scope, attempt.key);
+            else await giveBack([attempt]);
+          }
+        },
+        abandoned: () => giveBack(reserved),
+      };
     },
   };
 }

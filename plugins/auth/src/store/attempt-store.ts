@@ -1,60 +1,109 @@
 import type pg from 'pg';
+import type { Database } from '../../../../gateway/src/db/database.ts';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
 export type AttemptScope = 'login:account' | 'login:ip' | 'register:ip';
 
 export interface BackoffRule {
-  /** Failures allowed in a window before the delay starts. */
+  /** Attempts allowed in a window before the delay starts. */
   free: number;
   windowSeconds: number;
   baseSeconds: number;
   maxSeconds: number;
 }
 
-/** SQL of the brute-force counters (migrations/auth/0002). All times come from the caller's clock. */
+export interface AttemptKey {
+  scope: AttemptScope;
+  key: string;
+  rule: BackoffRule;
+}
+
+/** One attempt counted on one key, with what is needed to give it back. */
+export interface ReservedAttempt {
+  scope: AttemptScope;
+  key: string;
+  /** The key's count once this attempt was added, and the window it was added to. */
+  count: number;
+  windowStartedAt: Date;
+  /** The key's block before this attempt: restored when the attempt is given back first. */
+  previousUntil: Date | null;
+}
+
+export type Reservation = { ok: true; reserved: ReservedAttempt[] } | { ok: false; blockedUntil: Date };
+
+/** Thrown inside the transaction to roll it back when a key is blocked. */
+class Blocked extends Error {
+  readonly until: Date;
+  constructor(until: Date) {
+    super('blocked');
+    this.until = until;
+  }
+}
+
+interface Row {
+  scope: AttemptScope;
+  key: string;
+  failures: number;
+  windowStartedAt: Date;
+  blockedUntil: Date | null;
+}
+const ROW = `scope, key, failures, window_started_at AS "windowStartedAt", blocked_until AS "blockedUntil"`;
+
+/**
+ * SQL of the brute-force counters (migrations/auth/0002). All times come from the caller's clock.
+ *
+ * An attempt is counted before it is evaluated (DECISIONS.md, "Brute force"): a burst of parallel attempts is
+ * admitted exactly as the same attempts one after the other would be, because each one reserves its place
+ * under the row locks of its keys before any password is hashed.
+ */
 export const attemptStore = {
-  /** The latest `blocked_until` among the keys that is still in the future, or null. */
-  async blockedUntil(
-    db: Queryable,
-    keys: ReadonlyArray<[AttemptScope, string]>,
+  /**
+   * Reserves one attempt on every key, atomically: when any key is blocked now, nothing is counted and the
+   * latest block is returned; otherwise every key counts one more attempt. Past `free` attempts in its
+   * window a key is blocked for base × 2^(count − free − 1) seconds, at most `max` (the attempt that
+   * crosses the allowance is itself admitted; the next one waits). A window starts again once it passed.
+   */
+  async reserve(
+    db: Pick<Database, 'transaction'>,
+    keys: readonly AttemptKey[],
     now: Date,
-  ): Promise<Date | null> {
-    if (keys.length === 0) return null;
-    const { rows } = await db.query<{ until: Date | null }>(
-      `SELECT max(blocked_until) AS until FROM auth_attempts
-        WHERE (scope, key) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND blocked_until > $3`,
-      [keys.map(([scope]) => scope), keys.map(([, key]) => key), now],
-    );
-    return rows[0]?.until ?? null;
+  ): Promise<Reservation> {
+    // One lock order for every caller, so two reservations of overlapping keys cannot deadlock.
+    const sorted = [...keys].sort((a, b) => compare(order(a), order(b)));
+    try {
+      const reserved = await db.transaction(async (tx) => {
+        const before = await lockRows(tx, sorted, now);
+        const blocked = before.filter((row) => row.blockedUntil !== null && row.blockedUntil > now);
+        if (blocked.length > 0) throw new Blocked(latest(blocked.map((row) => row.blockedUntil as Date)));
+        const after = await countAttempt(tx, sorted, now);
+        return after.map((row) => ({
+          scope: row.scope,
+          key: row.key,
+          count: row.failures,
+          windowStartedAt: row.windowStartedAt,
+          previousUntil: before.find((b) => b.scope === row.scope && b.key === row.key)?.blockedUntil ?? null,
+        }));
+      });
+      return { ok: true, reserved };
+    } catch (err) {
+      if (err instanceof Blocked) return { ok: false, blockedUntil: err.until };
+      throw err;
+    }
   },
 
   /**
-   * Counts one failure, atomically (concurrent failures on several replicas all count): a new window
-   * starts when the old one has passed; past `free` failures, the key is blocked for
-   * base × 2^(failures − free − 1) seconds, at most `max`.
+   * Gives a reserved attempt back (it succeeded, or never got a verdict). While no later attempt was
+   * counted on the key, the key returns to its state before; otherwise only the count goes down (the later
+   * attempt's block stays). Nothing happens when the window has started again since.
    */
-  async recordFailure(
-    db: Queryable,
-    scope: AttemptScope,
-    key: string,
-    rule: BackoffRule,
-    now: Date,
-  ): Promise<void> {
-    // `next` is the failure count after this one; it appears twice because ON CONFLICT's SET sees only
-    // the old row (a CTE could not update the row its own upsert just wrote, in the same statement).
-    const next =
-      'CASE WHEN a.window_started_at <= $3::timestamptz - make_interval(secs => $4::float8) THEN 1 ELSE a.failures + 1 END';
-    const block = (count: string) =>
-      `CASE WHEN ${count} > $5::int THEN $3::timestamptz + make_interval(secs => least($7::float8, $6::float8 * power(2, ${count} - $5::int - 1))) ELSE NULL END`;
+  async giveBack(db: Queryable, attempt: ReservedAttempt): Promise<void> {
     await db.query(
-      `INSERT INTO auth_attempts AS a (scope, key, failures, window_started_at, blocked_until)
-       VALUES ($1, $2, 1, $3::timestamptz, ${block('1')})
-       ON CONFLICT (scope, key) DO UPDATE SET
-         failures = ${next},
-         window_started_at = CASE WHEN a.window_started_at <= $3::timestamptz - make_interval(secs => $4::float8) THEN $3::timestamptz ELSE a.window_started_at END,
-         blocked_until = ${block(`(${next})`)}`,
-      [scope, key, now, rule.windowSeconds, rule.free, rule.baseSeconds, rule.maxSeconds],
+      `UPDATE auth_attempts SET
+         failures = greatest(failures - 1, 0),
+         blocked_until = CASE WHEN failures = $3 THEN $5::timestamptz ELSE blocked_until END
+       WHERE scope = $1 AND key = $2 AND window_started_at = $4`,
+      [attempt.scope, attempt.key, attempt.count, attempt.windowStartedAt, attempt.previousUntil],
     );
   },
 
@@ -62,3 +111,53 @@ export const attemptStore = {
     await db.query('DELETE FROM auth_attempts WHERE scope = $1 AND key = $2', [scope, key]);
   },
 };
+
+const order = (k: { scope: string; key: string }) => `${k.scope}\u0000${k.key}`;
+/** By UTF-16 code units: the same order in every process, whatever its locale. */
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const latest = (dates: readonly Date[]) => new Date(Math.max(...dates.map((d) => d.getTime())));
+
+/**
+ * Makes sure every key has a row and locks them all, in the given order, returning their current state.
+ * The no-op update on conflict is what takes the row lock of an existing row (and waits for a concurrent
+ * reservation of it to commit, then returns the row as that one left it).
+ */
+async function lockRows(tx: Queryable, keys: readonly AttemptKey[], now: Date): Promise<Row[]> {
+  const { rows } = await tx.query<Row>(
+    `INSERT INTO auth_attempts AS a (scope, key, failures, window_started_at)
+     SELECT k.scope, k.key, 0, $3::timestamptz FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(scope, key, n)
+      ORDER BY k.n
+     ON CONFLICT (scope, key) DO UPDATE SET failures = a.failures
+     RETURNING ${ROW}`,
+    [keys.map((k) => k.scope), keys.map((k) => k.key), now],
+  );
+  return rows;
+}
+
+/** Counts one attempt on every (locked) key, starting a new window where the old one has passed. */
+async function countAttempt(tx: Queryable, keys: readonly AttemptKey[], now: Date): Promise<Row[]> {
+  const expired = 'a.window_started_at <= $3::timestamptz - make_interval(secs => r.window_s)';
+  const next = `CASE WHEN ${expired} THEN 1 ELSE a.failures + 1 END`;
+  const { rows } = await tx.query<Row>(
+    `UPDATE auth_attempts AS a SET
+       failures = ${next},
+       window_started_at = CASE WHEN ${expired} THEN $3::timestamptz ELSE a.window_started_at END,
+       blocked_until = CASE WHEN ${next} > r.free
+         THEN $3::timestamptz + make_interval(secs => least(r.max_s, r.base_s * power(2, ${next} - r.free - 1)))
+         ELSE NULL END
+     FROM unnest($1::text[], $2::text[], $4::float8[], $5::int[], $6::float8[], $7::float8[])
+          AS r(scope, key, window_s, free, base_s, max_s)
+     WHERE a.scope = r.scope AND a.key = r.key
+     RETURNING a.scope, a.key, a.failures, a.window_started_at AS "windowStartedAt", a.blocked_until AS "blockedUntil"`,
+    [
+      keys.map((k) => k.scope),
+      keys.map((k) => k.key),
+      now,
+      keys.map((k) => k.rule.windowSeconds),
+      keys.map((k) => k.rule.free),
+      keys.map((k) => k.rule.baseSeconds),
+      keys.map((k) => k.rule.maxSeconds),
+    ],
+  );
+  return rows;
+}

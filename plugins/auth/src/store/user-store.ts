@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { foldEmail, type CanonicalEmail } from '../domain/email.ts';
 
 export interface UserRow {
   id: string;
@@ -12,6 +13,15 @@ export interface UserRow {
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
+/** Postgres channel on which every change of an account's roles or state is announced (migrations/auth/0003). */
+export const ACCOUNT_CHANGED_CHANNEL = 'auth_account_changed';
+
+/** What a session of the account may do now: its email and roles; disabled accounts are not live. */
+export interface LiveAccount {
+  email: string;
+  roles: readonly string[];
+}
+
 const SELECT_USER = `
   SELECT u.id, u.email, u.provider, u.directory_managed AS "directoryManaged", u.password_hash AS "passwordHash",
          u.disabled_at AS "disabledAt",
@@ -20,34 +30,39 @@ const SELECT_USER = `
 
 /** SQL of the auth plugin's accounts (migrations/auth/0001). Parameterised queries only. */
 export const userStore = {
-  async findByEmail(db: Queryable, email: string): Promise<UserRow | null> {
-    const { rows } = await db.query<UserRow>(
-      `${SELECT_USER} WHERE lower(u.email) = lower($1) GROUP BY u.id`,
-      [email],
-    );
+  /**
+   * Emails are stored in their canonical form (domain/email.ts) and compared exactly: SQL never folds case,
+   * since Postgres's lower() follows the database's locale and need not agree with the gateway's folding.
+   */
+  async findByEmail(db: Queryable, email: CanonicalEmail): Promise<UserRow | null> {
+    const { rows } = await db.query<UserRow>(`${SELECT_USER} WHERE u.email = $1 GROUP BY u.id`, [email]);
     return rows[0] ?? null;
   },
 
   /**
-   * Inserts a local account. Returns null when the email is taken (case-insensitively): the unique index
-   * decides, so concurrent creations of one email yield exactly one account.
+   * Inserts a local account. Returns null when the email is taken: the unique index decides, so concurrent
+   * creations of one email yield exactly one account.
    */
-  async insertLocal(db: Queryable, email: string, passwordHash: string): Promise<{ id: string } | null> {
+  async insertLocal(
+    db: Queryable,
+    email: CanonicalEmail,
+    passwordHash: string,
+  ): Promise<{ id: string } | null> {
     const { rows } = await db.query<{ id: string }>(
       `INSERT INTO auth_users (email, provider, password_hash) VALUES ($1, 'local', $2)
-       ON CONFLICT ((lower(email))) DO NOTHING RETURNING id`,
+       ON CONFLICT (email) DO NOTHING RETURNING id`,
       [email, passwordHash],
     );
     return rows[0] ?? null;
   },
 
   /** The account of a directory user, made on the first directory login (directory-managed, no password). */
-  async provisionDirectoryUser(db: Queryable, email: string): Promise<string> {
+  async provisionDirectoryUser(db: Queryable, email: CanonicalEmail): Promise<string> {
     const { rows } = await db.query<{ id: string }>(
       `WITH made AS (
          INSERT INTO auth_users (email, provider, directory_managed) VALUES ($1, 'ldap', true)
-         ON CONFLICT ((lower(email))) DO NOTHING RETURNING id
-       ) SELECT id FROM made UNION ALL SELECT id FROM auth_users WHERE lower(email) = lower($1) LIMIT 1`,
+         ON CONFLICT (email) DO NOTHING RETURNING id
+       ) SELECT id FROM made UNION ALL SELECT id FROM auth_users WHERE email = $1 LIMIT 1`,
       [email],
     );
     const id = rows[0]?.id;
@@ -93,25 +108,39 @@ export const userStore = {
     return rows[0]?.enabled ?? false;
   },
 
+  /** The account as a session sees it now, or null when it is missing or disabled. */
+  async live(db: Queryable, id: string): Promise<LiveAccount | null> {
+    const { rows } = await db.query<LiveAccount>(
+      `SELECT u.email, coalesce(array_agg(r.role ORDER BY r.role) FILTER (WHERE r.role IS NOT NULL), '{}') AS roles
+         FROM auth_users u LEFT JOIN auth_user_roles r ON r.user_id = u.id
+        WHERE u.id = $1 AND u.disabled_at IS NULL GROUP BY u.id`,
+      [id],
+    );
+    return rows[0] ?? null;
+  },
+
   async findById(db: Queryable, id: string): Promise<UserRow | null> {
     const { rows } = await db.query<UserRow>(`${SELECT_USER} WHERE u.id = $1 GROUP BY u.id`, [id]);
     return rows[0] ?? null;
   },
 
-  /** Users whose email contains `search` (case-insensitively), newest first, with the total for paging. */
+  /**
+   * Users whose email contains `search` folded as emails are (so in any case or width), newest first, with
+   * the total for paging.
+   */
   async search(
     db: Queryable,
     search: string,
     limit: number,
     offset: number,
   ): Promise<{ total: number; users: UserRow[] }> {
-    const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const pattern = `%${foldEmail(search).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const [{ rows: count }, { rows }] = await Promise.all([
-      db.query<{ total: number }>('SELECT count(*)::int AS total FROM auth_users WHERE email ILIKE $1', [
+      db.query<{ total: number }>('SELECT count(*)::int AS total FROM auth_users WHERE email LIKE $1', [
         pattern,
       ]),
       db.query<UserRow>(
-        `${SELECT_USER} WHERE u.email ILIKE $1 GROUP BY u.id ORDER BY u.created_at DESC, u.id LIMIT $2 OFFSET $3`,
+        `${SELECT_USER} WHERE u.email LIKE $1 GROUP BY u.id ORDER BY u.created_at DESC, u.id LIMIT $2 OFFSET $3`,
         [pattern, limit, offset],
       ),
     ]);

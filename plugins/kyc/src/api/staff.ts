@@ -10,7 +10,8 @@ const KYC_ADMIN_ROLES = ['*', 'kyc:admin'];
  * Who is calling an admin route: the identity gate layer 2 verified, or (while API_AUTH_MODE is
  * `disabled` or `warn` and the gate did not establish one) the forwarded session verified here. Admin
  * actions always need a verified staff identity holding `kyc:admin` or the wildcard admin role,
- * whatever the gate's phase.
+ * whatever the gate's phase. Both come resolved by the core (`ctx.hooks.sessionResolver`): for the
+ * gateway's own sessions the roles are the account's current ones, never the copy in the token.
  */
 export async function requireKycAdmin(
   ctx: Pick<PluginContext<unknown>, 'sessions'>,

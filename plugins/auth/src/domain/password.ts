@@ -1,0 +1,8 @@
+/**
+ * The one form of a local password (DECISIONS.md, "Passwords": NFKC): what the policy measures and what is
+ * hashed and verified, so a password typed with a full-width letter or a ligature matches at sign-in what
+ * was stored at registration. Directory passwords are not touched: the directory decides what matches.
+ */
+export function normalizePassword(password: string): string {
+  return password.normalize('NFKC');
+}
