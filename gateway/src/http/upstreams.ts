@@ -102,7 +102,8 @@ export function registerUpstreams(
     });
     const handler = (req: Request, res: Response) => proxy(req, res);
     for (const path of [upstream.prefix, `${upstream.prefix}/*`]) {
-      routes.add({ method: 'ALL', path, exempt: upstream.exempt, handler });
+      // The upstream owns what it receives: the bytes go through untouched, NULs included.
+      routes.add({ method: 'ALL', path, exempt: upstream.exempt, checkText: false, handler });
     }
   }
 }
