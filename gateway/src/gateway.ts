@@ -115,6 +115,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     try {
       registerUpstreams(routeTable.registrar('upstream'), settings.gate.upstreams, {
         timeoutMs: settings.gate.upstreamTimeoutMs,
+        underscoreHeaders: settings.gate.upstreamUnderscoreHeaders,
         logger,
       });
     } catch (err) {
