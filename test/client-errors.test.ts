@@ -136,6 +136,12 @@ describe('requests refused by the HTTP parser', () => {
     expect(problem.detail).toBe('The connection ended in the middle of a request');
   });
 
+  it('bytes past Content-Length start a second request the parser refuses; the first one is abandoned', async () => {
+    const bytes = `POST /fixture/echo HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}garbage`;
+    const problem = await expectRefusal(bytes, 400, 'request.malformed');
+    expect(problem.detail).toBe('The request does not start with a known HTTP method');
+  });
+
   it('a connection reset mid-head is closed quietly, and the gateway serves on', async () => {
     const { hostname, port } = new URL(gateway.url);
     await new Promise<void>((resolve) => {
