@@ -1,5 +1,6 @@
 import express, { type RequestHandler } from 'express';
 import { coreErrors } from '../errors/core-errors.ts';
+import { mayHoldUnstorableText } from './client-text.ts';
 import { exceedsDepth, MAX_JSON_DEPTH } from './json-depth.ts';
 
 /** 002 "Limits": body size. */
@@ -22,7 +23,13 @@ export function jsonBody(): RequestHandler {
   const keepRaw = (req: express.Request, _res: unknown, buf: Buffer) => {
     req.rawBody = buf;
   };
-  const parseJson = express.json({ limit: BODY_LIMIT, type: JSON_TYPES, verify: keepRaw });
+  // JSON bodies whose bytes show they cannot hold U+0000 or a lone surrogate (see textCheckedBody).
+  const cleanText = new WeakSet<express.Request>();
+  const keepJson = (req: express.Request, _res: unknown, buf: Buffer, charset: string) => {
+    req.rawBody = buf;
+    if (!mayHoldUnstorableText(buf, charset)) cleanText.add(req);
+  };
+  const parseJson = express.json({ limit: BODY_LIMIT, type: JSON_TYPES, verify: keepJson });
   // Runs only when the JSON parser did not take the body (body-parser marks a parsed request).
   const keepOther = express.raw({ limit: BODY_LIMIT, type: () => true, verify: keepRaw });
   return (req, res, next) => {
@@ -38,6 +45,7 @@ export function jsonBody(): RequestHandler {
         return;
       }
       if (req.rawBody !== undefined) {
+        if (cleanText.has(req)) req.textCheckedBody = req.body;
         if (exceedsDepth(req.body, MAX_JSON_DEPTH)) {
           req.bodyError = coreErrors.create('request.too_deep', {
             detail: `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels`,

@@ -205,11 +205,13 @@ function compileValidation(definition: RouteDefinition): (req: Request, res: Res
  */
 function refuseUnstorableText(req: Request, hasParams: boolean, parsedQuery: unknown): void {
   const hasQuery = parsedQuery !== undefined || req.url.includes('?');
-  if (!hasParams && !hasQuery && req.body === undefined) return;
+  // The body step already saw, in the raw bytes, when a JSON body cannot hold such text.
+  const checkBody = req.body !== undefined && req.body !== req.textCheckedBody;
+  if (!hasParams && !hasQuery && !checkBody) return;
   const issues: ValidationIssue[] = [];
   if (hasParams) findUnstorableText('params', req.params, issues);
   if (hasQuery) findUnstorableText('query', parsedQuery ?? req.query, issues);
-  if (req.body !== undefined) findUnstorableText('body', req.body, issues);
+  if (checkBody) findUnstorableText('body', req.body, issues);
   if (issues.length === 0) return;
   throw coreErrors.create('request.invalid_text', {
     detail: `${issues.length} value${issues.length === 1 ? '' : 's'} cannot be stored as text`,
