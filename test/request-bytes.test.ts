@@ -14,7 +14,8 @@ import { ARGON2_PARAMS } from '../plugins/auth/src/service/password-hasher.ts';
 import { sessionStore } from '../plugins/auth/src/store/session-store.ts';
 import { userStore } from '../plugins/auth/src/store/user-store.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { AUTH_SECRET, COOKIE, gateEnv, sign } from './helpers/gate.ts';
+import { signatureHeader } from '../gateway/src/gate/hmac.ts';
+import { AUTH_SECRET, COOKIE, gateEnv, INTERNAL_SECRET, sign } from './helpers/gate.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
 let db: TestDatabase;
@@ -159,6 +160,27 @@ describe('text that PostgreSQL cannot store → 400 request.invalid_text, nothin
   it.each(BAD_TEXT)('KYC tenant name with %s', async (_name, bad) => {
     const before = await rowCounts();
     const res = await call('POST', '/api/v1/admin/kyc/tenants', `{"name":"${bad}"}`);
+    const problem = await expectProblem(res, 400, 'request.invalid_text');
+    expect(problem.errors).toEqual([{ path: 'body.name', message: expect.any(String) as unknown }]);
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it('KYC tenant name with a raw unpaired surrogate in a UTF-16 body (no escape needed)', async () => {
+    const before = await rowCounts();
+    const body = Buffer.from('{"name":"a\ud800b"}', 'utf16le');
+    const res = await fetch(`${enforce.url}/api/v1/admin/kyc/tenants`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json; charset=utf-16le',
+        'x-internal-signature': signatureHeader(INTERNAL_SECRET, Math.floor(Date.now() / 1000), {
+          method: 'POST',
+          url: '/api/v1/admin/kyc/tenants',
+          body,
+        }),
+        'x-forwarded-session': rootToken,
+      },
+      body,
+    });
     const problem = await expectProblem(res, 400, 'request.invalid_text');
     expect(problem.errors).toEqual([{ path: 'body.name', message: expect.any(String) as unknown }]);
     expect(await rowCounts()).toEqual(before);
