@@ -7,6 +7,8 @@ export interface RequestState {
   readonly id: string;
   /** The route the request matched, known before the gates run; null when no route matches. */
   readonly route: MatchedRoute | null;
+  /** Whether the URL carries a query string, as the route lookup found (false when no route matched). */
+  readonly hasQuery: boolean;
 }
 
 declare module 'express-serve-static-core' {

@@ -57,6 +57,8 @@ export interface MatchedRoute {
 export interface RouteMatch {
   route: MatchedRoute;
   params: Record<string, string | undefined>;
+  /** Whether the URL has a query string (or fragment): found by the lookup, which splits it off anyway. */
+  hasQuery: boolean;
 }
 
 export interface RouteRegistrar {
@@ -76,7 +78,14 @@ export class RouteConflictError extends Error {
 }
 
 export class RouteTable {
-  readonly #router = FindMyWay({ caseSensitive: true, ignoreTrailingSlash: false, maxParamLength: 512 });
+  readonly #router = FindMyWay({
+    caseSensitive: true,
+    ignoreTrailingSlash: false,
+    maxParamLength: 512,
+    // Handlers read the query through Express (`req.query`); the router's own parse of it was work without
+    // a reader. Kept raw, it still tells whether there is a query at all.
+    querystringParser: keepRaw,
+  });
   /** Normalised "METHOD pattern" → owner, for conflict messages that name both plugins. */
   readonly #claims = new Map<string, string>();
   readonly #summaries: RouteSummary[] = [];
@@ -89,7 +98,8 @@ export class RouteTable {
   find(method: string, url: string): RouteMatch | null {
     const found = this.#router.find(method as HttpMethod, url);
     if (!found) return null;
-    return { route: found.store as MatchedRoute, params: found.params };
+    const query = found.searchParams as unknown as string;
+    return { route: found.store as MatchedRoute, params: found.params, hasQuery: query.length > 0 };
   }
 
   /** Every declared route, for operators (`GET /api/v1/health/full`) and docs. */
@@ -136,6 +146,10 @@ export class RouteTable {
 
 function noop(): void {}
 
+function keepRaw(query: string): string {
+  return query;
+}
+
 function expandMethods(method: RouteDefinition['method']): HttpMethod[] {
   if (method === 'ALL') return [...HTTP_METHODS];
   const list: readonly HttpMethod[] = typeof method === 'string' ? [method] : method;
@@ -171,7 +185,10 @@ function compileValidation(definition: RouteDefinition): (req: Request, res: Res
     // Without a query schema `input.query` stays undefined: Express 5 parses `req.query` lazily on access,
     // and most routes never read it.
     return (req, res) => {
-      if (checkText) refuseUnstorableText(req, hasParams, undefined);
+      // The common case (no params, no body, no query string) decided here, without a call.
+      if (checkText && (hasParams || req.body !== undefined || req.gatehouse.hasQuery)) {
+        refuseUnstorableText(req, hasParams, undefined);
+      }
       return definition.handler(req, res, {
         params: req.params as Record<string, string>,
         query: undefined,
@@ -200,11 +217,11 @@ function compileValidation(definition: RouteDefinition): (req: Request, res: Res
 /**
  * The core's text guard (docs/errors.md, `request.invalid_text`): PostgreSQL cannot store U+0000, and an
  * unpaired surrogate is not text, so either would fail deep in a handler as a 500, or be stored altered.
- * Refused here for every route, whatever its schema says. A body-less request without a query string and
- * on a route without parameters costs one `includes` on the URL.
+ * Refused here for every route, whatever its schema says. A body-less request without a query string, on
+ * a route without parameters, costs three checks of values already known (see compileValidation).
  */
 function refuseUnstorableText(req: Request, hasParams: boolean, parsedQuery: unknown): void {
-  const hasQuery = parsedQuery !== undefined || req.url.includes('?');
+  const hasQuery = parsedQuery !== undefined || req.gatehouse.hasQuery;
   // The body step already saw, in the raw bytes, when a JSON body cannot hold such text.
   const checkBody = req.body !== undefined && req.body !== req.textCheckedBody;
   if (!hasParams && !hasQuery && !checkBody) return;
