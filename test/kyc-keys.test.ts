@@ -168,4 +168,26 @@ describe('rate limits', () => {
       await b.close();
     }
   });
+
+  it('admits no more of a parallel burst on two gateways than of a serial run: tokens are leased atomically', async () => {
+    const limits = { KYC_RATE_LIMIT: '7', KYC_RATE_LIMIT_WINDOW_SECONDS: '60' };
+    const a = await startKycGateway({ databaseUrl: db.url, clock, env: limits });
+    const b = await startKycGateway({ databaseUrl: db.url, clock, env: limits });
+    try {
+      // A fresh window for the burst: no replica holds leased tokens of it yet.
+      clock.advance(60_000);
+      const tenant = await createTenant(a, { name: 'Burst Co', sandbox: true });
+      const { key } = await createKey(a, tenant.id);
+      const statuses = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          tenantCall(i % 2 === 0 ? a : b, key, 'GET', '/api/v1/kyc/usage').then((res) => res.status),
+        ),
+      );
+      expect(statuses.filter((status) => status === 200)).toHaveLength(7);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(33);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });

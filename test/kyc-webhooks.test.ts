@@ -104,7 +104,12 @@ function createReceiver(answer: Answer = () => 200): Receiver {
   return receiver;
 }
 
-const env = { KYC_WEBHOOK_TIMEOUT_MS: '2000', KYC_WEBHOOK_MAX_ATTEMPTS: '4' };
+// The receivers listen on loopback, which webhook URLs may only name with KYC_WEBHOOK_ALLOW_PRIVATE.
+const env = {
+  KYC_WEBHOOK_TIMEOUT_MS: '2000',
+  KYC_WEBHOOK_MAX_ATTEMPTS: '4',
+  KYC_WEBHOOK_ALLOW_PRIVATE: 'true',
+};
 const slow = { timeout: 15_000 };
 // Starts at the real time: staff session tokens are checked against this clock.
 const clock = createManualClock(Date.now());

@@ -159,3 +159,66 @@ describe('proxied routes', () => {
     ).rejects.toThrow(BootError);
   });
 });
+
+describe('header spellings (CGI, WSGI, PHP and nginx read `_` as `-`)', () => {
+  const spoofed = {
+    X_Gatehouse_User: 'admin',
+    x_gatehouse_roles: '*',
+    'X-Gatehouse_Anything': 'spoofed',
+    X_Forwarded_Session: 'a-session-token',
+    X_Internal_Signature: 'a-signature',
+    X_Forwarded_For: '6.6.6.6',
+    x_forwarded_host: 'evil.example',
+    X_Request_Id: 'spoofed-id',
+    Transfer_Encoding: 'chunked',
+  };
+  const names = Object.keys(spoofed).map((name) => name.toLowerCase());
+
+  it('no spelling of the identity, credential, forwarding or owned headers reaches the upstream; other `_` headers are dropped by default', async () => {
+    const res = await fetch(`${gateway.url}/api/v1/legacy/spelling`, {
+      headers: {
+        ...spoofed,
+        Custom_Header: 'underscored',
+        'Custom-Header': 'dashed',
+        'x-request-id': 'spelling-1',
+        ...(await gateHeaders('GET', '/api/v1/legacy/spelling')),
+      },
+    });
+    expect(res.status).toBe(200);
+    const { headers } = last();
+    for (const name of [...names, 'custom_header']) expect(headers[name], name).toBeUndefined();
+    expect(headers['custom-header']).toBe('dashed');
+    expect(headers['x-gatehouse-user']).toBe('user-42');
+    expect(headers['x-gatehouse-roles']).toBe('agent');
+    expect(headers['x-request-id']).toBe('spelling-1');
+    expect(headers['x-forwarded-for']).toBe('127.0.0.1');
+  });
+
+  it('UPSTREAM_UNDERSCORE_HEADERS=keep passes other `_` headers, never those spellings', async () => {
+    const keeping = await startTestGateway({
+      databaseUrl: db.url,
+      env: {
+        UPSTREAM_UNDERSCORE_HEADERS: 'keep',
+        GATEWAY_UPSTREAMS: JSON.stringify([{ prefix: '/kept', target: upstreamUrl, exempt: true }]),
+      },
+    });
+    try {
+      const res = await fetch(`${keeping.url}/kept/spelling`, {
+        headers: { ...spoofed, Custom_Header: 'underscored' },
+      });
+      expect(res.status).toBe(200);
+      const { headers } = last();
+      for (const name of names) expect(headers[name], name).toBeUndefined();
+      expect(headers.custom_header).toBe('underscored');
+      expect(headers['x-gatehouse-user']).toBeUndefined();
+    } finally {
+      await keeping.close();
+    }
+  });
+
+  it('refuses an unknown UPSTREAM_UNDERSCORE_HEADERS at boot', async () => {
+    await expect(
+      startTestGateway({ databaseUrl: db.url, env: { UPSTREAM_UNDERSCORE_HEADERS: 'allow' } }),
+    ).rejects.toThrow(/UPSTREAM_UNDERSCORE_HEADERS: must be one of: drop, keep/);
+  });
+});

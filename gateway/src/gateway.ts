@@ -19,6 +19,7 @@ import type { Database } from './db/database.ts';
 import { readMigrations, type MigrationReport } from './db/migrate.ts';
 import { createSessionIssuer } from './gate/session-issuer.ts';
 import { createSessionVerifier } from './gate/session-verifier.ts';
+import { answerClientErrors } from './http/client-error.ts';
 import { registerCoreRoutes } from './http/core-routes.ts';
 import { expressClasses } from './http/express-classes.ts';
 import { createHttpMetrics } from './http/http-metrics.ts';
@@ -96,6 +97,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     // Created now, listening later: the core routes report on them, the pipeline is attached once built.
     const app = createExpressApp(settings.core.TRUST_PROXY);
     const server = createServer(expressClasses(app));
+    answerClientErrors(server, logger);
     const metricsServer = createMetricsServer(registry);
 
     registerCoreRoutes(routeTable.registrar('core'), {
@@ -113,6 +115,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     try {
       registerUpstreams(routeTable.registrar('upstream'), settings.gate.upstreams, {
         timeoutMs: settings.gate.upstreamTimeoutMs,
+        underscoreHeaders: settings.gate.upstreamUnderscoreHeaders,
         logger,
       });
     } catch (err) {

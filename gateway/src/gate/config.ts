@@ -58,6 +58,7 @@ export const gateConfigSchema = z.object({
     .optional(),
   GATEWAY_UPSTREAMS: upstreams,
   UPSTREAM_TIMEOUT_MS: integer(30_000, 100, 600_000),
+  UPSTREAM_UNDERSCORE_HEADERS: oneOf(['drop', 'keep']).default('drop'),
   SESSION_CACHE_SIZE: integer(10_000, 0, 1_000_000),
 });
 export type GateEnv = z.output<typeof gateConfigSchema>;
@@ -70,6 +71,8 @@ export interface GateConfig {
   sessionCookie: string;
   upstreams: readonly UpstreamConfig[];
   upstreamTimeoutMs: number;
+  /** Whether client headers with `_` in their name reach upstreams (docs/configuration.md). */
+  upstreamUnderscoreHeaders: 'drop' | 'keep';
   sessionCacheSize: number;
 }
 
@@ -105,6 +108,7 @@ export function checkGateConfig(
         env.AUTH_SESSION_COOKIE ?? (secure ? '__Secure-authjs.session-token' : 'authjs.session-token'),
       upstreams: env.GATEWAY_UPSTREAMS,
       upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
+      upstreamUnderscoreHeaders: env.UPSTREAM_UNDERSCORE_HEADERS,
       sessionCacheSize: env.SESSION_CACHE_SIZE,
     },
   };

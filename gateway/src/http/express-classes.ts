@@ -34,12 +34,17 @@ export function expressClasses(app: Express): ExpressClasses {
   return classes;
 }
 
-/** Copies Express's own methods and accessors (the layer between `app.request` and node's prototype). */
+/**
+ * Copies Express's own methods and accessors (the layer between `app.request` and node's prototype), then
+ * what the gateway defined on `app.request`/`app.response` themselves (client-address.ts), which wins.
+ */
 function adopt(target: object, expressProto: object, app: Express): void {
   const expressMethods = Object.getPrototypeOf(expressProto) as object;
-  for (const [name, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(expressMethods))) {
-    if (name === 'constructor') continue;
-    Object.defineProperty(target, name, descriptor);
+  for (const layer of [expressMethods, expressProto]) {
+    for (const [name, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(layer))) {
+      if (name === 'constructor' || name === 'app') continue;
+      Object.defineProperty(target, name, descriptor);
+    }
   }
   Object.defineProperty(target, 'app', { configurable: true, enumerable: true, writable: true, value: app });
 }

@@ -5,6 +5,7 @@ import type { RouteTable } from '../plugin/route-table.ts';
 import { PIPELINE_SLOTS, type PipelineSlot } from '../plugin/types.ts';
 import type { AccessLog } from './access-log.ts';
 import { jsonBody } from './body.ts';
+import { installClientAddress } from './client-address.ts';
 import { compose } from './compose.ts';
 import { crossOrigin } from './cross-origin.ts';
 import { dispatch, errorHandler } from './error-handler.ts';
@@ -51,6 +52,8 @@ export function createExpressApp(trustProxy: boolean | number | string): Express
   app.set('etag', false);
   // Client IPs for audit rows and rate limits come from X-Forwarded-For only behind a trusted proxy.
   app.set('trust proxy', trustProxy);
+  // ...and only entries that are addresses: they are stored in inet columns.
+  installClientAddress(app);
   return app;
 }
 

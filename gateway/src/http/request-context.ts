@@ -52,7 +52,7 @@ export function requestContext(deps: {
     res.setHeader('X-Request-Id', id);
     const match = routes.find(req.method, req.url);
     if (match) req.params = match.params as Record<string, string>;
-    req.gatehouse = { id, route: match ? match.route : null };
+    req.gatehouse = { id, route: match ? match.route : null, hasQuery: match ? match.hasQuery : false };
     req.gatehouseStartedAt ??= performance.now();
     res.on('close', onClose);
     if (req.bodyError !== undefined) {

@@ -7,6 +7,8 @@ export interface RequestState {
   readonly id: string;
   /** The route the request matched, known before the gates run; null when no route matches. */
   readonly route: MatchedRoute | null;
+  /** Whether the URL carries a query string, as the route lookup found (false when no route matched). */
+  readonly hasQuery: boolean;
 }
 
 declare module 'express-serve-static-core' {
@@ -15,6 +17,11 @@ declare module 'express-serve-static-core' {
     gatehouse: RequestState;
     /** The exact bytes of a JSON body, kept for signature checks (002 step 3). */
     rawBody?: Buffer;
+    /**
+     * The parsed JSON body, set by the body step when its bytes showed it cannot hold text the route
+     * table's text guard refuses: the guard then skips walking it (see mayHoldUnstorableText).
+     */
+    textCheckedBody?: unknown;
     /** A body-parser error, held back until the request has an id (see body.ts). */
     bodyError?: unknown;
     /** Set once the error handler has run, so a second failure is not answered twice (see compose.ts). */

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 
 /**
@@ -29,4 +29,23 @@ export function securityHeaders(): RequestHandler {
     xPoweredBy: false,
     xXssProtection: false,
   });
+}
+
+/**
+ * The headers `securityHeaders()` sets, as name/value pairs, for answers written straight to a socket
+ * where there is no response object (client-error.ts). Recorded once from the same middleware, so both
+ * kinds of answer carry the same policy.
+ */
+export function securityHeaderPairs(): ReadonlyArray<readonly [string, string]> {
+  const headers = new Map<string, string>();
+  const recorder = {
+    setHeader(name: string, value: unknown) {
+      headers.set(name, String(value));
+    },
+    removeHeader(name: string) {
+      headers.delete(name);
+    },
+  };
+  void securityHeaders()({} as Request, recorder as unknown as Response, () => undefined);
+  return [...headers];
 }

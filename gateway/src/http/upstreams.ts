@@ -14,7 +14,7 @@ const IDENTITY_HEADER_PREFIX = 'x-gatehouse-';
  * verified identity instead; a session token passed on is a credential exposed to one more service) and
  * forwarding headers, which the gateway sets itself from what it trusts (TRUST_PROXY).
  */
-const DROPPED_HEADERS = [
+const DROPPED_HEADERS = new Set([
   'x-forwarded-session',
   'x-internal-signature',
   'x-forwarded-for',
@@ -22,7 +22,27 @@ const DROPPED_HEADERS = [
   'x-forwarded-proto',
   'x-forwarded-port',
   'forwarded',
-];
+]);
+/**
+ * Names the gateway or HTTP itself owns. Spelled with `_`, they are kept from upstreams even when
+ * UPSTREAM_UNDERSCORE_HEADERS=keep: an upstream that reads `X_Request_Id` as X-Request-Id, or
+ * `Transfer_Encoding` as framing, would otherwise take the client's word for it.
+ */
+const OWNED_HEADERS = new Set(['x-request-id', 'host', 'content-length', 'transfer-encoding', 'connection']);
+
+/**
+ * Whether a client header must not reach an upstream. CGI, WSGI, PHP and nginx-style upstreams turn
+ * header names into variables with `-` and `_` both becoming `_` (`X_Gatehouse_User` and
+ * `X-Gatehouse-User` are both HTTP_X_GATEHOUSE_USER), so names are compared with `_` folded to `-`.
+ * Beyond those, any name with `_` is dropped unless the operator keeps them, as nginx does by default.
+ */
+export function isStrippedHeader(name: string, underscores: 'drop' | 'keep'): boolean {
+  const lower = name.toLowerCase();
+  const folded = lower.replaceAll('_', '-');
+  if (folded.startsWith(IDENTITY_HEADER_PREFIX) || DROPPED_HEADERS.has(folded)) return true;
+  if (folded === lower) return false;
+  return underscores === 'drop' || OWNED_HEADERS.has(folded);
+}
 
 /**
  * GATEWAY_UPSTREAMS: each `{prefix, target, exempt?, stripPrefix?}` mounts a reverse proxy
@@ -32,14 +52,14 @@ const DROPPED_HEADERS = [
  * Upstreams receive `X-Gatehouse-User` (the session's `sub`), `X-Gatehouse-Roles` (comma-separated),
  * `X-Request-Id` and `X-Forwarded-For/-Proto/-Host` as the gateway determined them; any `X-Gatehouse-*`
  * header from the client is removed first, and so are the gate's credentials and client-sent forwarding
- * headers. A route a plugin declares under an upstream's prefix is more specific and takes precedence. The body was already read
+ * headers, in any spelling (`X_Gatehouse_User`), and by default every header with `_` in its name. A route a plugin declares under an upstream's prefix is more specific and takes precedence. The body was already read
  * by the pipeline (step 3), so its exact bytes are re-sent. Upstream down → 502
  * `gateway.upstream_unavailable`; no response started within UPSTREAM_TIMEOUT_MS (connecting included) → 504 `gateway.upstream_timeout`.
  */
 export function registerUpstreams(
   routes: RouteRegistrar,
   upstreams: readonly UpstreamConfig[],
-  options: { timeoutMs: number; logger: Logger },
+  options: { timeoutMs: number; underscoreHeaders: 'drop' | 'keep'; logger: Logger },
 ): void {
   for (const upstream of upstreams) {
     const proxy = createProxyMiddleware<Request, Response>({
@@ -56,8 +76,7 @@ export function registerUpstreams(
       on: {
         proxyReq(proxyReq, req) {
           for (const name of proxyReq.getHeaderNames()) {
-            if (name.startsWith(IDENTITY_HEADER_PREFIX) || DROPPED_HEADERS.includes(name))
-              proxyReq.removeHeader(name);
+            if (isStrippedHeader(name, options.underscoreHeaders)) proxyReq.removeHeader(name);
           }
           // req.ips: the trusted X-Forwarded-For chain from the client on (empty unless TRUST_PROXY);
           // the immediate peer comes last, as every proxy appends it.
@@ -102,7 +121,8 @@ export function registerUpstreams(
     });
     const handler = (req: Request, res: Response) => proxy(req, res);
     for (const path of [upstream.prefix, `${upstream.prefix}/*`]) {
-      routes.add({ method: 'ALL', path, exempt: upstream.exempt, handler });
+      // The upstream owns what it receives: the bytes go through untouched, NULs included.
+      routes.add({ method: 'ALL', path, exempt: upstream.exempt, checkText: false, handler });
     }
   }
 }

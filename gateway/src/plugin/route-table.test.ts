@@ -36,7 +36,10 @@ describe('RouteTable', () => {
     expect(table.find('GET', '/leads/42?x=1')).toMatchObject({
       params: { id: '42' },
       route: { pattern: '/leads/:id', exempt: true },
+      hasQuery: true,
     });
+    expect(table.find('GET', '/leads/42')?.hasQuery).toBe(false);
+    expect(table.find('GET', '/leads/42?')?.hasQuery).toBe(false);
     expect(table.find('HEAD', '/leads/42')?.route.pattern).toBe('/leads/:id');
     expect(table.find('DELETE', '/leads/42')).toBeNull();
     expect(table.find('GET', '/leads')).toBeNull();

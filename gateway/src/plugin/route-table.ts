@@ -3,6 +3,7 @@ import FindMyWay from 'find-my-way';
 import type { z } from 'zod';
 import { coreErrors } from '../errors/core-errors.ts';
 import type { ValidationIssue } from '../errors/gateway-error.ts';
+import { findUnstorableText } from '../http/client-text.ts';
 
 /**
  * The gateway's one route table. Plugins declare routes here instead of on an Express router so that the
@@ -34,6 +35,13 @@ export interface RouteDefinition<P = Record<string, string>, Q = unknown, B = un
    * that is not authenticated learns nothing about the request's shape. Throw a GatewayError to refuse.
    */
   authenticate?: (req: Request, res: Response) => void | Promise<void>;
+  /**
+   * Refuse text that cannot be stored (U+0000, unpaired surrogates) anywhere in params, query or body with
+   * 400 `request.invalid_text`, after `authenticate` and before the schema. Default true. Only a route
+   * that does not store what it receives, or handles such text itself, sets false: the upstream proxies
+   * pass bytes through untouched.
+   */
+  checkText?: boolean;
   handler(req: Request, res: Response, input: RouteInput<P, Q, B>): unknown;
 }
 
@@ -49,6 +57,8 @@ export interface MatchedRoute {
 export interface RouteMatch {
   route: MatchedRoute;
   params: Record<string, string | undefined>;
+  /** Whether the URL has a query string (or fragment): found by the lookup, which splits it off anyway. */
+  hasQuery: boolean;
 }
 
 export interface RouteRegistrar {
@@ -68,7 +78,14 @@ export class RouteConflictError extends Error {
 }
 
 export class RouteTable {
-  readonly #router = FindMyWay({ caseSensitive: true, ignoreTrailingSlash: false, maxParamLength: 512 });
+  readonly #router = FindMyWay({
+    caseSensitive: true,
+    ignoreTrailingSlash: false,
+    maxParamLength: 512,
+    // Handlers read the query through Express (`req.query`); the router's own parse of it was work without
+    // a reader. Kept raw, it still tells whether there is a query at all.
+    querystringParser: keepRaw,
+  });
   /** Normalised "METHOD pattern" → owner, for conflict messages that name both plugins. */
   readonly #claims = new Map<string, string>();
   readonly #summaries: RouteSummary[] = [];
@@ -81,7 +98,8 @@ export class RouteTable {
   find(method: string, url: string): RouteMatch | null {
     const found = this.#router.find(method as HttpMethod, url);
     if (!found) return null;
-    return { route: found.store as MatchedRoute, params: found.params };
+    const query = found.searchParams as unknown as string;
+    return { route: found.store as MatchedRoute, params: found.params, hasQuery: query.length > 0 };
   }
 
   /** Every declared route, for operators (`GET /api/v1/health/full`) and docs. */
@@ -128,6 +146,10 @@ export class RouteTable {
 
 function noop(): void {}
 
+function keepRaw(query: string): string {
+  return query;
+}
+
 function expandMethods(method: RouteDefinition['method']): HttpMethod[] {
   if (method === 'ALL') return [...HTTP_METHODS];
   const list: readonly HttpMethod[] = typeof method === 'string' ? [method] : method;
@@ -156,20 +178,31 @@ function compileHandler(definition: RouteDefinition): (req: Request, res: Respon
 
 function compileValidation(definition: RouteDefinition): (req: Request, res: Response) => unknown {
   const schema = definition.schema;
+  const checkText = definition.checkText !== false;
+  // Only a pattern with parameters can give the request params to check.
+  const hasParams = /[:*]/.test(definition.path);
   if (!schema) {
     // Without a query schema `input.query` stays undefined: Express 5 parses `req.query` lazily on access,
     // and most routes never read it.
-    return (req, res) =>
-      definition.handler(req, res, {
+    return (req, res) => {
+      // The common case (no params, no body, no query string) decided here, without a call.
+      if (checkText && (hasParams || req.body !== undefined || req.gatehouse.hasQuery)) {
+        refuseUnstorableText(req, hasParams, undefined);
+      }
+      return definition.handler(req, res, {
         params: req.params as Record<string, string>,
         query: undefined,
         body: req.body,
       });
+    };
   }
   return (req, res) => {
+    // `req.query` parses the query string on every access: once here for both uses.
+    const rawQuery = schema.query ? req.query : undefined;
+    if (checkText) refuseUnstorableText(req, hasParams, rawQuery);
     const issues: ValidationIssue[] = [];
     const params = parsePart('params', schema.params, req.params, issues);
-    const query = parsePart('query', schema.query, schema.query ? req.query : undefined, issues);
+    const query = parsePart('query', schema.query, rawQuery, issues);
     const body = parsePart('body', schema.body, req.body, issues);
     if (issues.length > 0) {
       throw coreErrors.create('validation.failed', {
@@ -179,6 +212,28 @@ function compileValidation(definition: RouteDefinition): (req: Request, res: Res
     }
     return definition.handler(req, res, { params: params as Record<string, string>, query, body });
   };
+}
+
+/**
+ * The core's text guard (docs/errors.md, `request.invalid_text`): PostgreSQL cannot store U+0000, and an
+ * unpaired surrogate is not text, so either would fail deep in a handler as a 500, or be stored altered.
+ * Refused here for every route, whatever its schema says. A body-less request without a query string, on
+ * a route without parameters, costs three checks of values already known (see compileValidation).
+ */
+function refuseUnstorableText(req: Request, hasParams: boolean, parsedQuery: unknown): void {
+  const hasQuery = parsedQuery !== undefined || req.gatehouse.hasQuery;
+  // The body step already saw, in the raw bytes, when a JSON body cannot hold such text.
+  const checkBody = req.body !== undefined && req.body !== req.textCheckedBody;
+  if (!hasParams && !hasQuery && !checkBody) return;
+  const issues: ValidationIssue[] = [];
+  if (hasParams) findUnstorableText('params', req.params, issues);
+  if (hasQuery) findUnstorableText('query', parsedQuery ?? req.query, issues);
+  if (checkBody) findUnstorableText('body', req.body, issues);
+  if (issues.length === 0) return;
+  throw coreErrors.create('request.invalid_text', {
+    detail: `${issues.length} value${issues.length === 1 ? '' : 's'} cannot be stored as text`,
+    extensions: { errors: issues },
+  });
 }
 
 function parsePart(

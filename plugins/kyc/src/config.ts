@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integer } from '../../../gateway/src/config/env-schema.ts';
+import { boolean, integer } from '../../../gateway/src/config/env-schema.ts';
 
 /** The kyc plugin's settings (docs/configuration.md, "kyc"). */
 export const kycConfigSchema = z.object({
@@ -14,6 +14,11 @@ export const kycConfigSchema = z.object({
   KYC_WEBHOOK_TIMEOUT_MS: integer(5_000, 100, 60_000),
   /** Attempts before a delivery is marked failed (resend is then manual). */
   KYC_WEBHOOK_MAX_ATTEMPTS: integer(12, 1, 100),
+  /**
+   * Lets webhook URLs point to private, loopback and link-local addresses. Off: the gateway would otherwise
+   * POST wherever a tenant's URL leads inside the deployment. For development and tests only.
+   */
+  KYC_WEBHOOK_ALLOW_PRIVATE: boolean(false),
 });
 
 export type KycEnv = z.output<typeof kycConfigSchema>;

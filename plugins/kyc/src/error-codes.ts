@@ -23,4 +23,8 @@ export const kycErrors = defineErrors({
   'kyc.tenant.not_found': { status: 404, title: 'No such tenant' },
   'kyc.api_key.not_found': { status: 404, title: 'No such API key' },
   'kyc.webhook.not_found': { status: 404, title: 'No such webhook delivery' },
+  'kyc.webhook_url.not_public': {
+    status: 400,
+    title: 'The webhook URL must point to a public address',
+  },
 });

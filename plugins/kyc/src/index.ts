@@ -22,6 +22,7 @@ import { registerWebhookRoutes } from './webhooks/admin-routes.ts';
 import { createWebhookDispatcher } from './webhooks/dispatcher.ts';
 import { enqueueStatusWebhook } from './webhooks/outbox.ts';
 import { createWebhookService } from './webhooks/webhook-service.ts';
+import { webhookTargets } from './webhooks/webhook-targets.ts';
 
 /**
  * Identity verification API for API-key tenants (document 001; DECISIONS.md, "Identity verification"):
@@ -49,7 +50,13 @@ export const kycPlugin = definePlugin({
       providers,
       onStatusChange: [enqueueStatusWebhook],
     });
-    const tenants = createTenantService({ db: ctx.db, clock: ctx.clock, audit: ctx.audit });
+    const targets = webhookTargets({ allowPrivate: config.KYC_WEBHOOK_ALLOW_PRIVATE });
+    const tenants = createTenantService({
+      db: ctx.db,
+      clock: ctx.clock,
+      audit: ctx.audit,
+      webhookTargets: targets,
+    });
 
     const keys = await createKeyAuthenticator({ db: ctx.db, clock: ctx.clock, logger: ctx.logger });
     ctx.hooks.onClose(() => keys.stop());
@@ -92,6 +99,7 @@ export const kycPlugin = definePlugin({
           metrics: ctx.metrics,
           timeoutMs: config.KYC_WEBHOOK_TIMEOUT_MS,
           maxAttempts: config.KYC_WEBHOOK_MAX_ATTEMPTS,
+          targets,
           batch: 20,
         }),
         {

@@ -3,6 +3,7 @@ import type { CommandContext, PluginCommand } from '../../../../gateway/src/plug
 import type { KycEnv } from '../config.ts';
 import { isGatewayError } from '../../../../gateway/src/errors/gateway-error.ts';
 import { createTenantService, keyView, tenantView } from '../service/tenants.ts';
+import { webhookTargets } from '../webhooks/webhook-targets.ts';
 
 const CLI = { actor: 'cli' };
 const EX_USAGE = 64;
@@ -29,7 +30,12 @@ async function guarded(ctx: CommandContext<KycEnv>, command: string, work: () =>
 }
 
 const services = (ctx: CommandContext<KycEnv>) =>
-  createTenantService({ db: ctx.db, clock: ctx.clock, audit: ctx.audit });
+  createTenantService({
+    db: ctx.db,
+    clock: ctx.clock,
+    audit: ctx.audit,
+    webhookTargets: webhookTargets({ allowPrivate: ctx.config.KYC_WEBHOOK_ALLOW_PRIVATE }),
+  });
 
 export const tenantCreateCommand: PluginCommand<KycEnv> = {
   name: ['kyc', 'tenant', 'create'],
@@ -64,21 +70,24 @@ export const tenantCreateCommand: PluginCommand<KycEnv> = {
         parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '),
       );
     }
-    const { tenant, webhookSecret } = await services(ctx).create(
-      {
-        name: parsed.data.name,
-        sandbox: values.sandbox === true,
-        quotaLimit: parsed.data.quota,
-        quotaPeriod: parsed.data.period,
-        webhookUrl: parsed.data.webhookUrl ?? null,
-      },
-      CLI,
-    );
-    print(ctx, { ...tenantView(tenant), ...(webhookSecret ? { webhookSecret } : {}) });
-    if (!tenant.sandbox && tenant.quotaLimit === 0) {
-      ctx.io.stderr.write('note: quota 0: live initiations answer 402 until --quota is raised (admin API)\n');
-    }
-    return 0;
+    const input = {
+      name: parsed.data.name,
+      sandbox: values.sandbox === true,
+      quotaLimit: parsed.data.quota,
+      quotaPeriod: parsed.data.period,
+      webhookUrl: parsed.data.webhookUrl ?? null,
+    };
+    // A webhook URL that points to a private address is refused like a usage error of the API.
+    return guarded(ctx, command, async () => {
+      const { tenant, webhookSecret } = await services(ctx).create(input, CLI);
+      print(ctx, { ...tenantView(tenant), ...(webhookSecret ? { webhookSecret } : {}) });
+      if (!tenant.sandbox && tenant.quotaLimit === 0) {
+        ctx.io.stderr.write(
+          'note: quota 0: live initiations answer 402 until --quota is raised (admin API)\n',
+        );
+      }
+      return 0;
+    });
   },
 };
 

@@ -8,6 +8,7 @@ import { keyStore, type ApiKeyRow } from '../store/key-store.ts';
 import { quotaStore } from '../store/quota-store.ts';
 import { tenantStore, type QuotaPeriod, type TenantRow } from '../store/tenant-store.ts';
 import { verificationStore } from '../store/verification-store.ts';
+import type { WebhookTargets } from '../webhooks/webhook-targets.ts';
 import { generateKey, notifyKeyChange } from './api-keys.ts';
 
 /** Who made a change, for the audit row: `cli` or the staff member's user id. */
@@ -56,7 +57,13 @@ export function keyView(key: ApiKeyRow) {
  * Tenant and API-key management (issue 5, point 1), shared by the admin routes and the CLI so both
  * write the same rows, audit the same events and tell every replica's key cache.
  */
-export function createTenantService(deps: { db: Database; clock: Clock; audit: Pick<AuditWriter, 'write'> }) {
+export function createTenantService(deps: {
+  db: Database;
+  clock: Clock;
+  audit: Pick<AuditWriter, 'write'>;
+  /** Where webhook URLs may point (webhooks/webhook-targets.ts); checked before anything is written. */
+  webhookTargets: Pick<WebhookTargets, 'checkUrl'>;
+}) {
   const { db, clock } = deps;
   const audit = (who: Actor, kind: string, payload: Record<string, unknown>) =>
     deps.audit.write({
@@ -75,6 +82,7 @@ export function createTenantService(deps: { db: Database; clock: Clock; audit: P
 
   return {
     async create(input: NewTenant, who: Actor) {
+      if (input.webhookUrl) await deps.webhookTargets.checkUrl(input.webhookUrl);
       const webhookSecret = input.webhookUrl ? newWebhookSecret() : null;
       const tenant = await tenantStore.insert(
         db.pool,
@@ -103,6 +111,7 @@ export function createTenantService(deps: { db: Database; clock: Clock; audit: P
       changes: { name?: string; quotaLimit?: number; quotaPeriod?: QuotaPeriod; webhookUrl?: string | null },
       who: Actor,
     ) {
+      if (changes.webhookUrl) await deps.webhookTargets.checkUrl(changes.webhookUrl);
       const webhookSecret = changes.webhookUrl ? newWebhookSecret() : null;
       const tenant = await db.transaction(async (tx) => {
         const updated = await tenantStore.update(

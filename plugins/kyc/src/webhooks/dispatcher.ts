@@ -1,3 +1,6 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { Counter, type Registry } from 'prom-client';
 import type { Clock } from '../../../../gateway/src/clock.ts';
 import type { Database } from '../../../../gateway/src/db/database.ts';
@@ -6,6 +9,7 @@ import type { WorkerTask } from '../service/worker.ts';
 import { backoffDelayMs } from './backoff.ts';
 import { deliveryStore, type ClaimedDelivery, type DeliveryStatus } from './delivery-store.ts';
 import { SIGNATURE_HEADER, signWebhook } from './signature.ts';
+import { NonPublicTargetError, type WebhookTargets } from './webhook-targets.ts';
 
 /** Beyond the HTTP timeout, how long a claimed delivery stays with its worker before others may retry. */
 const LEASE_MARGIN_MS = 60_000;
@@ -16,6 +20,8 @@ interface AttemptResult {
   httpStatus: number | null;
   error: string | null;
   durationMs: number;
+  /** No retry can succeed (the target is not allowed): the delivery fails now. */
+  final?: boolean;
 }
 
 /**
@@ -40,6 +46,8 @@ export function createWebhookDispatcher(deps: {
   metrics: Registry;
   timeoutMs: number;
   maxAttempts: number;
+  /** Where deliveries may connect: each attempt resolves and checks the host, and connects to what it checked. */
+  targets: Pick<WebhookTargets, 'lookup' | 'checkLiteral'>;
   batch: number;
 }): WorkerTask {
   const { db, clock, logger } = deps;
@@ -58,8 +66,9 @@ export function createWebhookDispatcher(deps: {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
-      const res = await fetch(delivery.url, {
-        method: 'POST',
+      const url = new URL(delivery.url);
+      deps.targets.checkLiteral(url);
+      const status = await postOnce(url, {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'Gatehouse-Webhooks/1',
@@ -68,17 +77,18 @@ export function createWebhookDispatcher(deps: {
           'gatehouse-event': delivery.eventType,
         },
         body: delivery.body,
-        // A redirect is not an answer: following it would send a signed body somewhere the tenant
-        // did not register.
-        redirect: 'manual',
-        signal: AbortSignal.timeout(deps.timeoutMs),
+        lookup: deps.targets.lookup,
+        timeoutMs: deps.timeoutMs,
       });
-      // The answer's body is not needed; dropping it frees the connection.
-      await res.body?.cancel();
-      const ok = res.status >= 200 && res.status < 300;
-      return { httpStatus: res.status, error: ok ? null : `HTTP ${res.status}`, durationMs: elapsed() };
+      const ok = status >= 200 && status < 300;
+      return { httpStatus: status, error: ok ? null : `HTTP ${status}`, durationMs: elapsed() };
     } catch (err) {
-      return { httpStatus: null, error: describeFailure(err, deps.timeoutMs), durationMs: elapsed() };
+      return {
+        httpStatus: null,
+        error: describeFailure(err, deps.timeoutMs),
+        durationMs: elapsed(),
+        final: err instanceof NonPublicTargetError,
+      };
     }
   };
 
@@ -89,7 +99,8 @@ export function createWebhookDispatcher(deps: {
     let status: DeliveryStatus;
     let nextAttemptAt: Date | null = null;
     if (result.error === null) status = 'delivered';
-    else if (failures >= deps.maxAttempts || delivery.url === null) status = 'failed';
+    else if (failures >= deps.maxAttempts || delivery.url === null || result.final === true)
+      status = 'failed';
     else {
       status = 'pending';
       nextAttemptAt = new Date(now.getTime() + backoffDelayMs(failures));
@@ -134,6 +145,37 @@ export function createWebhookDispatcher(deps: {
       return claimed.length;
     },
   };
+}
+
+/**
+ * One POST over node:http(s), answering the response status. The connection gets its address from
+ * `lookup` (the target check), never from a second resolution. Redirects are not followed: a redirect is
+ * not an answer, and following it would send a signed body somewhere the tenant did not register. The
+ * answer's body is not needed and is discarded.
+ */
+function postOnce(
+  url: URL,
+  request: { headers: Record<string, string>; body: string; lookup: LookupFunction; timeoutMs: number },
+): Promise<number> {
+  const transport = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = transport.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+        lookup: request.lookup,
+        agent: false,
+        signal: AbortSignal.timeout(request.timeoutMs),
+      },
+      (res) => {
+        resolve(res.statusCode ?? 0);
+        res.destroy();
+      },
+    );
+    req.on('error', reject);
+    req.end(request.body);
+  });
 }
 
 /** A short, secret-free description of why no HTTP answer came. */
