@@ -13,6 +13,7 @@ import { createSessionIssuer } from '../gateway/src/gate/session-issuer.ts';
 import { ARGON2_PARAMS } from '../plugins/auth/src/service/password-hasher.ts';
 import { sessionStore } from '../plugins/auth/src/store/session-store.ts';
 import { userStore } from '../plugins/auth/src/store/user-store.ts';
+import { canonical } from './helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { signatureHeader } from '../gateway/src/gate/hmac.ts';
 import { AUTH_SECRET, COOKIE, gateEnv, INTERNAL_SECRET, sign } from './helpers/gate.ts';
@@ -61,7 +62,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   const user = await userStore.insertLocal(
     db.pool,
-    'root@example.com',
+    canonical('root@example.com'),
     await argon2.hash('x', ARGON2_PARAMS),
   );
   rootId = user?.id ?? '';
