@@ -7,8 +7,20 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { platform } from 'node:os';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parentDeathPrefix } from '../gateway/src/db/postmaster.ts';
 import { createTestDatabase } from './helpers/database.ts';
+import {
+  expectAllStopped,
+  isolation,
+  killLeftovers,
+  npmStart,
+  postmasterPid,
+  removeDataDir,
+  type Isolation,
+  type StartedGateway,
+} from './helpers/npm-start.ts';
 import { FIXTURE_CLI, freePort, processEnv, spawnGateway, type GatewayProcess } from './helpers/process.ts';
 
 const LISTENING = /"msg":"gateway listening"/;
@@ -92,45 +104,87 @@ describe('embedded PostgreSQL (DATABASE_URL unset)', () => {
   });
 });
 
+/** Spawning npm, booting and stopping everything, with generous bounds: this must hold on a loaded machine. */
+const NPM_TEST_TIMEOUT_MS = 150_000;
+
 describe('npm start (the README command)', () => {
-  it('boots with development settings and the embedded database, API gate disabled', async () => {
-    const dataDir = path.join(tmpdir(), `gatehouse-npm-start-${process.pid}-${Date.now()}`);
-    await mkdir(dataDir, { recursive: true, mode: 0o755 });
-    const { spawn } = await import('node:child_process');
-    const child = spawn('npm', ['start', '--silent'], {
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/tmp',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        METRICS_PORT: '0',
-        DATA_DIR: dataDir,
-        EMBEDDED_PG_PORT: String(await freePort()),
-      },
-      detached: true,
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    // 'close', not 'exit': npm exits first; the gateway holds the pipes until it has stopped Postgres.
-    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const check = () => (LISTENING.test(out) ? resolve() : undefined);
-        child.stdout.on('data', check);
-        void exited.then(() => reject(new Error(`npm start exited:\n${out}`)));
-      });
-      const url = /"url":"(http:\/\/[^"]+)"/.exec(out)?.[1] ?? '';
-      expect((await fetch(`${url}/health`)).status).toBe(200);
-      expect(out).toContain('"apiAuthMode":"disabled"');
-    } finally {
-      // npm runs the gateway as a child: signal the whole process group.
-      process.kill(-(child.pid as number), 'SIGTERM');
-      await exited;
-      await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
-    }
+  let where: Isolation;
+  let started: StartedGateway | undefined;
+  beforeAll(async () => {
+    where = await isolation('npm-start');
   });
+  afterEach(async () => {
+    await killLeftovers(started, where);
+    started = undefined;
+  }, 60_000);
+  afterAll(async () => {
+    await removeDataDir(where);
+  });
+
+  it(
+    'boots with development settings and the embedded database, API gate disabled',
+    async () => {
+      started = await npmStart(where, { HOST: '127.0.0.1' });
+      expect((await fetch(`${started.url}/health`)).status).toBe(200);
+      expect(started.npm.stdout()).toContain('"apiAuthMode":"disabled"');
+    },
+    NPM_TEST_TIMEOUT_MS,
+  );
+
+  // What a process manager (systemd, supervisord, pm2, a CI runner) sends to the process it started.
+  it(
+    'SIGTERM to the npm process stops the gateway and its embedded PostgreSQL',
+    async () => {
+      started = await npmStart(where, { HOST: '127.0.0.1' });
+      process.kill(started.npm.child.pid as number, 'SIGTERM');
+      await expectAllStopped(started, where);
+      expect(started.npm.stdout()).toContain('"reason":"received SIGTERM"');
+      expect(started.npm.stdout()).toContain('"msg":"shutdown complete"');
+      expect(await started.npm.exited).toBe(0);
+    },
+    NPM_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'Ctrl-C (SIGINT to the foreground process group, which npm forwards again): one clean shutdown',
+    async () => {
+      started = await npmStart(where, { HOST: '127.0.0.1' });
+      process.kill(-(started.npm.child.pid as number), 'SIGINT');
+      await expectAllStopped(started, where);
+      expect(started.npm.stdout()).toContain('"msg":"shutdown complete"');
+      // npm exits with its child's code: the SIGINT it forwarded was not taken for a second, impatient one.
+      expect(await started.npm.exited).toBe(0);
+    },
+    NPM_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'npm killed with SIGKILL: the gateway notices it was left without a parent and stops, with its PostgreSQL',
+    async () => {
+      started = await npmStart(where, { HOST: '127.0.0.1' });
+      process.kill(started.npm.child.pid as number, 'SIGKILL');
+      await expectAllStopped(started, where);
+      expect(started.npm.stdout()).toMatch(/"reason":"parent process \d+ exited/);
+      expect(started.npm.stdout()).toContain('"msg":"shutdown complete"');
+    },
+    NPM_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'the gateway killed with SIGKILL: its embedded PostgreSQL stops too (Linux, setpriv)',
+    async (context) => {
+      if (platform() !== 'linux') return context.skip('the parent-death signal is Linux only');
+      if ((await parentDeathPrefix()).length === 0) {
+        const message = 'setpriv (Debian package util-linux) is not installed';
+        if (process.env.CI) throw new Error(message);
+        return context.skip(message);
+      }
+      started = await npmStart(where, { HOST: '127.0.0.1' });
+      process.kill(started.gatewayPid, 'SIGKILL');
+      await expectAllStopped(started, where);
+    },
+    NPM_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('npm run migrate (bare checkout)', () => {
@@ -193,6 +247,60 @@ describe('graceful shutdown', () => {
       await db.drop();
     }
   });
+
+  it(
+    'Ctrl-C (SIGINT to the whole process group) with the embedded database: an in-flight request still reaches it',
+    async () => {
+      const where = await isolation('ctrl-c');
+      const child = spawnGateway({
+        entry: FIXTURE_CLI,
+        args: ['serve'],
+        env: { ...where.env, HOST: '127.0.0.1', APP_ENV: 'development', GATEWAY_PLUGINS: 'fixture' },
+        detached: true,
+      });
+      try {
+        await child.waitForOutput(LISTENING);
+        const inFlight = fetch(`${urlFrom(child)}/fixture/slow`);
+        await child.waitForOutput(/fixture: slow request started/);
+        // What the terminal does on Ctrl-C: every process of the foreground group gets SIGINT.
+        process.kill(-(child.child.pid as number), 'SIGINT');
+        await child.waitForOutput(/shutting down: draining in-flight requests/);
+        child.child.stdin.write('release\n');
+        const res = await inFlight;
+        expect(await res.json()).toEqual({ finished: true });
+        expect(res.status).toBe(200);
+        expect(await child.exited).toBe(0);
+        expect(postmasterPid(where.dataDir)).toBeUndefined();
+      } finally {
+        child.child.kill('SIGKILL');
+        await killLeftovers(undefined, where);
+        await removeDataDir(where);
+      }
+    },
+    NPM_TEST_TIMEOUT_MS,
+  );
+
+  // `docker stop` during a slow first boot (initdb, migrations): node is PID 1 there, and a signal that
+  // has no handler yet is dropped for PID 1, so the handler must exist before the boot starts.
+  it(
+    'SIGTERM while booting: the boot completes, then the gateway stops cleanly with exit 0',
+    async () => {
+      const where = await isolation('boot-sigterm');
+      const child = spawnGateway({ args: ['serve'], env: { ...processEnv(), ...where.env } });
+      try {
+        await child.waitForOutput(/initialising embedded PostgreSQL/);
+        child.child.kill('SIGTERM');
+        expect(await child.exited).toBe(0);
+        expect(child.stdout()).toContain('"reason":"received SIGTERM"');
+        expect(postmasterPid(where.dataDir)).toBeUndefined();
+      } finally {
+        child.child.kill('SIGKILL');
+        await killLeftovers(undefined, where);
+        await removeDataDir(where);
+      }
+    },
+    NPM_TEST_TIMEOUT_MS,
+  );
 
   it('an idle gateway exits 0 on SIGINT too', async () => {
     const db = await createTestDatabase();

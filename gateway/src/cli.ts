@@ -11,7 +11,7 @@ import {
   startGateway,
   type GatewayOptions,
 } from './gateway.ts';
-import { waitForSignal } from './signals.ts';
+import { describeStopRequest, waitForStopRequest } from './signals.ts';
 
 const USAGE = `Usage: gatehouse <command>
 
@@ -74,8 +74,11 @@ export async function main(argv: readonly string[], options: GatewayOptions = {}
       );
       return 0;
     }
+    // Listening before the boot: a stop requested while migrations run is honoured once booted.
+    const stopRequested = waitForStopRequest();
     const gateway = await startGateway(options);
-    await waitForSignal();
+    const request = await stopRequested;
+    gateway.logger.info({ reason: describeStopRequest(request) }, 'stop requested');
     await gateway.close();
     await new Promise<void>((resolve) => gateway.logger.flush(() => resolve()));
     return 0;
