@@ -7,6 +7,8 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
+    // expect.poll's own default (1 s) fails on a loaded machine: wait for conditions generously instead.
+    expect: { poll: { timeout: 20_000, interval: 50 } },
     hookTimeout: 60_000,
     // Spawned gateways print their logs; keep the runner's output readable.
     silent: 'passed-only',
