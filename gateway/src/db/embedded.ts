@@ -56,6 +56,11 @@ export async function startEmbeddedPostgres(options: {
       `DATABASE_URL is unset and the embedded PostgreSQL of ${clusterDir} is already running (pid ${running.pid}, port ${running.port}), started by another process: stop that gateway or command first, or, if none runs any more, stop the server with \`kill -INT ${running.pid}\` (or set DATA_DIR or DATABASE_URL)`,
     ]);
   }
+  if (running && running.status !== 'ready') {
+    throw new BootError([
+      `DATABASE_URL is unset and the embedded PostgreSQL of ${clusterDir} is still ${running.status} (pid ${running.pid}) in another process after ${SETTLE_TIMEOUT_MS / 1000} s: try again once it is ready`,
+    ]);
+  }
   const port = running ? running.port : options.port;
   const stop = running ? () => Promise.resolve() : await startOwnServer(clusterDir, options, credentials);
   if (running) {

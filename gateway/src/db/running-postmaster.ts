@@ -6,15 +6,16 @@ import { setTimeout as delay } from 'node:timers/promises';
 export interface RunningPostmaster {
   readonly pid: number;
   readonly port: number;
-  /** `starting`, `ready`, `stopping` or `standby`. */
+  /** `starting`, `ready`, `stopping` or `standby`; `initialising` while initdb creates the cluster. */
   readonly status: string;
 }
 
 /**
  * The server PostgreSQL says runs on `clusterDir`, or null. `postmaster.pid` holds, one per line, the
  * pid, the data directory, the start time, the port, the socket directory, the listen address, the
- * shared memory key and the status. A file whose process is gone (a crash, a reboot) is stale: nothing
- * runs, and PostgreSQL itself replaces such a file when it starts.
+ * shared memory key and the status. A negative pid is a standalone backend: initdb creating the cluster.
+ * A file whose process is gone (a crash, a reboot) is stale: nothing runs, and PostgreSQL itself
+ * replaces such a file when it starts.
  */
 export async function findRunningPostmaster(clusterDir: string): Promise<RunningPostmaster | null> {
   let lines: string[];
@@ -23,25 +24,31 @@ export async function findRunningPostmaster(clusterDir: string): Promise<Running
   } catch {
     return null;
   }
-  const pid = Number(lines[0]);
-  const port = Number(lines[3]);
-  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return null;
+  const written = Number(lines[0]);
+  if (!Number.isInteger(written) || written === 0) return null;
+  const pid = Math.abs(written);
   if (!isAlive(pid)) return null;
-  return { pid, port, status: (lines[7] ?? '').trim() || 'starting' };
+  const status = written < 0 ? 'initialising' : (lines[7] ?? '').trim() || 'starting';
+  return { pid, port: Number(lines[3]), status };
 }
 
 /**
- * The running server once it accepts connections, or null when none runs (or it stopped meanwhile).
- * A server still starting (another process is booting it) or stopping is waited for, up to `timeoutMs`.
+ * The running server once it accepts connections, or null when none runs. A server another process is
+ * initialising, starting or stopping is waited for, up to `timeoutMs`; after an initdb, so is the server
+ * its process starts next (two processes starting one cluster's server at once would fail one of them).
+ * What was found last is returned on timeout, ready or not.
  */
 export async function waitForRunningPostmaster(
   clusterDir: string,
   timeoutMs: number,
 ): Promise<RunningPostmaster | null> {
   const deadline = performance.now() + timeoutMs;
+  let initialised = false;
   for (;;) {
     const found = await findRunningPostmaster(clusterDir);
-    if (!found || found.status === 'ready' || performance.now() > deadline) return found;
+    if (found?.status === 'ready' || performance.now() > deadline) return found;
+    if (found?.status === 'initialising') initialised = true;
+    if (!found && !initialised) return null;
     await delay(100);
   }
 }
