@@ -25,6 +25,12 @@ import { FIXTURE_CLI, freePort, processEnv, spawnGateway, type GatewayProcess } 
 
 const LISTENING = /"msg":"gateway listening"/;
 
+/**
+ * Every test here spawns processes (npm, gateways, PostgreSQL, initdb) and waits for them to boot and
+ * stop: generous, so that a loaded machine does not fail them.
+ */
+const PROCESS_TEST_TIMEOUT_MS = 150_000;
+
 function urlFrom(child: GatewayProcess): string {
   const match = /"url":"(http:\/\/[^"]+)"/.exec(child.stdout());
   if (!match?.[1]) throw new Error(`no url in output:\n${child.stdout()}`);
@@ -37,75 +43,80 @@ async function stop(child: GatewayProcess): Promise<number | null> {
 }
 
 describe('replicas', () => {
-  it('two processes booting at once against one empty database both come up, with one set of migrations', async () => {
-    const empty = await createTestDatabase({ empty: true });
-    const env = processEnv({ DATABASE_URL: empty.url });
-    const replicas = [spawnGateway({ args: ['serve'], env }), spawnGateway({ args: ['serve'], env })];
-    try {
-      await Promise.all(replicas.map((child) => child.waitForOutput(LISTENING)));
-      for (const child of replicas) {
-        expect((await fetch(`${urlFrom(child)}/health`)).status).toBe(200);
+  it(
+    'two processes booting at once against one empty database both come up, with one set of migrations',
+    async () => {
+      const empty = await createTestDatabase({ empty: true });
+      const env = processEnv({ DATABASE_URL: empty.url });
+      const replicas = [spawnGateway({ args: ['serve'], env }), spawnGateway({ args: ['serve'], env })];
+      try {
+        await Promise.all(replicas.map((child) => child.waitForOutput(LISTENING)));
+        for (const child of replicas) {
+          expect((await fetch(`${urlFrom(child)}/health`)).status).toBe(200);
+        }
+        const { rows } = await empty.pool.query<{ scope: string; name: string; copies: number }>(
+          'SELECT scope, name, count(*)::int AS copies FROM gatehouse_migrations GROUP BY scope, name',
+        );
+        expect(rows.length).toBeGreaterThanOrEqual(1);
+        for (const row of rows) expect(row.copies).toBe(1);
+        // Exactly one of the two applied the migrations; the other found them applied.
+        const applied = replicas.map(
+          (child) => (child.stdout().match(/"msg":"migration applied"/g) ?? []).length,
+        );
+        expect(applied.sort()).toEqual([0, rows.length]);
+        const { rows: tables } = await empty.pool.query("SELECT to_regclass('audit_log') AS audit");
+        expect(tables[0]).toEqual({ audit: 'audit_log' });
+      } finally {
+        await Promise.all(replicas.map(stop));
+        await empty.drop();
       }
-      const { rows } = await empty.pool.query<{ scope: string; name: string; copies: number }>(
-        'SELECT scope, name, count(*)::int AS copies FROM gatehouse_migrations GROUP BY scope, name',
-      );
-      expect(rows.length).toBeGreaterThanOrEqual(1);
-      for (const row of rows) expect(row.copies).toBe(1);
-      // Exactly one of the two applied the migrations; the other found them applied.
-      const applied = replicas.map(
-        (child) => (child.stdout().match(/"msg":"migration applied"/g) ?? []).length,
-      );
-      expect(applied.sort()).toEqual([0, rows.length]);
-      const { rows: tables } = await empty.pool.query("SELECT to_regclass('audit_log') AS audit");
-      expect(tables[0]).toEqual({ audit: 'audit_log' });
-    } finally {
-      await Promise.all(replicas.map(stop));
-      await empty.drop();
-    }
-  });
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('embedded PostgreSQL (DATABASE_URL unset)', () => {
-  it('starts with the gateway, keeps its data under DATA_DIR across restarts, and stops with it', async () => {
-    // Not mkdtemp: the unprivileged postgres user must be able to enter the folder when tests run as root.
-    const dataDir = path.join(tmpdir(), `gatehouse-embedded-${process.pid}-${Date.now()}`);
-    await mkdir(dataDir, { recursive: true, mode: 0o755 });
-    const pgPort = await freePort();
-    const env = processEnv({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) });
-    try {
-      const first = spawnGateway({ args: ['serve'], env });
-      await first.waitForOutput(LISTENING);
-      expect((await fetch(`${urlFrom(first)}/health`)).status).toBe(200);
-      const { password } = JSON.parse(await readFile(path.join(dataDir, 'embedded-pg.json'), 'utf8')) as {
-        password: string;
-      };
-      const connectionString = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/gatehouse`;
-      const client = new pg.Client({ connectionString });
-      await client.connect();
-      await client.query("INSERT INTO audit_log (kind, payload) VALUES ('test.persisted', '{\"n\": 1}')");
-      await client.end();
-      expect(await stop(first)).toBe(0);
+  it(
+    'starts with the gateway, keeps its data under DATA_DIR across restarts, and stops with it',
+    async () => {
+      // Not mkdtemp: the unprivileged postgres user must be able to enter the folder when tests run as root.
+      const dataDir = path.join(tmpdir(), `gatehouse-embedded-${process.pid}-${Date.now()}`);
+      await mkdir(dataDir, { recursive: true, mode: 0o755 });
+      const pgPort = await freePort();
+      const env = processEnv({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) });
+      try {
+        const first = spawnGateway({ args: ['serve'], env });
+        await first.waitForOutput(LISTENING);
+        expect((await fetch(`${urlFrom(first)}/health`)).status).toBe(200);
+        const { password } = JSON.parse(await readFile(path.join(dataDir, 'embedded-pg.json'), 'utf8')) as {
+          password: string;
+        };
+        const connectionString = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/gatehouse`;
+        const client = new pg.Client({ connectionString });
+        await client.connect();
+        await client.query("INSERT INTO audit_log (kind, payload) VALUES ('test.persisted', '{\"n\": 1}')");
+        await client.end();
+        expect(await stop(first)).toBe(0);
 
-      // Stopped with the gateway: nothing answers on its port any more.
-      await expect(new pg.Client({ connectionString }).connect()).rejects.toThrow();
+        // Stopped with the gateway: nothing answers on its port any more.
+        await expect(new pg.Client({ connectionString }).connect()).rejects.toThrow();
 
-      const second = spawnGateway({ args: ['serve'], env });
-      await second.waitForOutput(LISTENING);
-      expect(second.stdout()).not.toContain('initialising embedded PostgreSQL');
-      const again = new pg.Client({ connectionString });
-      await again.connect();
-      const { rows } = await again.query("SELECT payload FROM audit_log WHERE kind = 'test.persisted'");
-      await again.end();
-      expect(rows).toEqual([{ payload: { n: 1 } }]);
-      expect(await stop(second)).toBe(0);
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
+        const second = spawnGateway({ args: ['serve'], env });
+        await second.waitForOutput(LISTENING);
+        expect(second.stdout()).not.toContain('initialising embedded PostgreSQL');
+        const again = new pg.Client({ connectionString });
+        await again.connect();
+        const { rows } = await again.query("SELECT payload FROM audit_log WHERE kind = 'test.persisted'");
+        await again.end();
+        expect(rows).toEqual([{ payload: { n: 1 } }]);
+        expect(await stop(second)).toBe(0);
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });
-
-/** Spawning npm, booting and stopping everything, with generous bounds: this must hold on a loaded machine. */
-const NPM_TEST_TIMEOUT_MS = 150_000;
 
 describe('npm start (the README command)', () => {
   let where: Isolation;
@@ -128,7 +139,7 @@ describe('npm start (the README command)', () => {
       expect((await fetch(`${started.url}/health`)).status).toBe(200);
       expect(started.npm.stdout()).toContain('"apiAuthMode":"disabled"');
     },
-    NPM_TEST_TIMEOUT_MS,
+    PROCESS_TEST_TIMEOUT_MS,
   );
 
   // What a process manager (systemd, supervisord, pm2, a CI runner) sends to the process it started.
@@ -142,7 +153,7 @@ describe('npm start (the README command)', () => {
       expect(started.npm.stdout()).toContain('"msg":"shutdown complete"');
       expect(await started.npm.exited).toBe(0);
     },
-    NPM_TEST_TIMEOUT_MS,
+    PROCESS_TEST_TIMEOUT_MS,
   );
 
   it(
@@ -155,7 +166,7 @@ describe('npm start (the README command)', () => {
       // npm exits with its child's code: the SIGINT it forwarded was not taken for a second, impatient one.
       expect(await started.npm.exited).toBe(0);
     },
-    NPM_TEST_TIMEOUT_MS,
+    PROCESS_TEST_TIMEOUT_MS,
   );
 
   it(
@@ -167,7 +178,7 @@ describe('npm start (the README command)', () => {
       expect(started.npm.stdout()).toMatch(/"reason":"parent process \d+ exited/);
       expect(started.npm.stdout()).toContain('"msg":"shutdown complete"');
     },
-    NPM_TEST_TIMEOUT_MS,
+    PROCESS_TEST_TIMEOUT_MS,
   );
 
   it(
@@ -183,70 +194,79 @@ describe('npm start (the README command)', () => {
       process.kill(started.gatewayPid, 'SIGKILL');
       await expectAllStopped(started, where);
     },
-    NPM_TEST_TIMEOUT_MS,
+    PROCESS_TEST_TIMEOUT_MS,
   );
 });
 
 describe('npm run migrate (bare checkout)', () => {
-  it('applies the migrations to the embedded database with development settings', async () => {
-    const dataDir = path.join(tmpdir(), `gatehouse-npm-migrate-${process.pid}-${Date.now()}`);
-    await mkdir(dataDir, { recursive: true, mode: 0o755 });
-    const { execFile } = await import('node:child_process');
-    const pgPort = await freePort();
-    try {
-      const stdout = await new Promise<string>((resolve, reject) =>
-        execFile(
-          'npm',
-          ['run', 'migrate', '--silent'],
-          {
-            cwd: fileURLToPath(new URL('..', import.meta.url)),
-            env: {
-              PATH: process.env.PATH ?? '',
-              HOME: process.env.HOME ?? '/tmp',
-              DATA_DIR: dataDir,
-              EMBEDDED_PG_PORT: String(pgPort),
-              LOG_LEVEL: 'warn',
+  it(
+    'applies the migrations to the embedded database with development settings',
+    async () => {
+      const dataDir = path.join(tmpdir(), `gatehouse-npm-migrate-${process.pid}-${Date.now()}`);
+      await mkdir(dataDir, { recursive: true, mode: 0o755 });
+      const { execFile } = await import('node:child_process');
+      const pgPort = await freePort();
+      try {
+        const stdout = await new Promise<string>((resolve, reject) =>
+          execFile(
+            'npm',
+            ['run', 'migrate', '--silent'],
+            {
+              cwd: fileURLToPath(new URL('..', import.meta.url)),
+              env: {
+                PATH: process.env.PATH ?? '',
+                HOME: process.env.HOME ?? '/tmp',
+                DATA_DIR: dataDir,
+                EMBEDDED_PG_PORT: String(pgPort),
+                LOG_LEVEL: 'warn',
+              },
             },
-          },
-          (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${out}\n${errOut}`)) : resolve(out)),
-        ),
-      );
-      expect(stdout).toMatch(/^[1-9]\d* migration\(s\) applied/m);
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
+            (err, out, errOut) =>
+              err ? reject(new Error(`${err.message}\n${out}\n${errOut}`)) : resolve(out),
+          ),
+        );
+        expect(stdout).toMatch(/^[1-9]\d* migration\(s\) applied/m);
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('graceful shutdown', () => {
-  it('SIGTERM during an in-flight request: the request completes, new connections are refused, exit 0', async () => {
-    const db = await createTestDatabase();
-    const child = spawnGateway({
-      entry: FIXTURE_CLI,
-      args: ['serve'],
-      env: processEnv({ DATABASE_URL: db.url, GATEWAY_PLUGINS: 'fixture' }),
-    });
-    try {
-      await child.waitForOutput(LISTENING);
-      const url = urlFrom(child);
-      const inFlight = fetch(`${url}/fixture/slow`);
-      await child.waitForOutput(/fixture: slow request started/);
+  it(
+    'SIGTERM during an in-flight request: the request completes, new connections are refused, exit 0',
+    async () => {
+      const db = await createTestDatabase();
+      const child = spawnGateway({
+        entry: FIXTURE_CLI,
+        args: ['serve'],
+        env: processEnv({ DATABASE_URL: db.url, GATEWAY_PLUGINS: 'fixture' }),
+      });
+      try {
+        await child.waitForOutput(LISTENING);
+        const url = urlFrom(child);
+        const inFlight = fetch(`${url}/fixture/slow`);
+        await child.waitForOutput(/fixture: slow request started/);
 
-      child.child.kill('SIGTERM');
-      await child.waitForOutput(/shutting down: draining in-flight requests/);
-      await expect(fetch(`${url}/health`)).rejects.toThrow();
+        child.child.kill('SIGTERM');
+        await child.waitForOutput(/shutting down: draining in-flight requests/);
+        await expect(fetch(`${url}/health`)).rejects.toThrow();
 
-      child.child.stdin.write('release\n');
-      const res = await inFlight;
-      expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ finished: true });
-      expect(await child.exited).toBe(0);
-      expect(child.stdout()).toContain('"msg":"shutdown complete"');
-    } finally {
-      child.child.kill('SIGKILL');
-      await db.drop();
-    }
-  });
+        child.child.stdin.write('release\n');
+        const res = await inFlight;
+        expect(res.status).toBe(200);
+        expect(await res.json()).toEqual({ finished: true });
+        expect(await child.exited).toBe(0);
+        expect(child.stdout()).toContain('"msg":"shutdown complete"');
+      } finally {
+        child.child.kill('SIGKILL');
+        await db.drop();
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 
   it(
     'Ctrl-C (SIGINT to the whole process group) with the embedded database: an in-flight request still reaches it',
@@ -277,7 +297,7 @@ describe('graceful shutdown', () => {
         await removeDataDir(where);
       }
     },
-    NPM_TEST_TIMEOUT_MS,
+    PROCESS_TEST_TIMEOUT_MS,
   );
 
   // `docker stop` during a slow first boot (initdb, migrations): node is PID 1 there, and a signal that
@@ -299,21 +319,25 @@ describe('graceful shutdown', () => {
         await removeDataDir(where);
       }
     },
-    NPM_TEST_TIMEOUT_MS,
+    PROCESS_TEST_TIMEOUT_MS,
   );
 
-  it('an idle gateway exits 0 on SIGINT too', async () => {
-    const db = await createTestDatabase();
-    const child = spawnGateway({
-      args: ['serve'],
-      env: processEnv({ DATABASE_URL: db.url }),
-    });
-    try {
-      await child.waitForOutput(LISTENING);
-      child.child.kill('SIGINT');
-      expect(await child.exited).toBe(0);
-    } finally {
-      await db.drop();
-    }
-  });
+  it(
+    'an idle gateway exits 0 on SIGINT too',
+    async () => {
+      const db = await createTestDatabase();
+      const child = spawnGateway({
+        args: ['serve'],
+        env: processEnv({ DATABASE_URL: db.url }),
+      });
+      try {
+        await child.waitForOutput(LISTENING);
+        child.child.kill('SIGINT');
+        expect(await child.exited).toBe(0);
+      } finally {
+        await db.drop();
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });
