@@ -32,4 +32,9 @@ EXPOSE 8080 9464
 # The slim image has no curl: the check uses Node's built-in fetch.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Exec form, no shell: node itself is PID 1 (the base image's entrypoint execs it), so `docker stop`'s SIGTERM
+# reaches the gateway. PID 1 gets no default signal action; the gateway installs its SIGTERM/SIGINT/SIGHUP
+# handlers before booting (gateway/src/signals.ts), so a stop during migrations is not dropped either. It then
+# drains for up to SHUTDOWN_TIMEOUT_MS (10 s) and stops the embedded PostgreSQL, if any: give the container a
+# longer grace period than that (docker stop -t, Kubernetes terminationGracePeriodSeconds).
 CMD ["node", "gateway/src/cli.ts", "serve"]

@@ -141,7 +141,7 @@ describe('POST /api/v1/auth/password', () => {
       headers,
     );
     expect(changed.status).toBe(204);
-    await expect.poll(() => atGate(other), { timeout: 2_000, interval: 20 }).toBe(401);
+    await expect.poll(() => atGate(other), { interval: 20 }).toBe(401);
     expect(await atGate(current)).toBe(200);
 
     expect(

@@ -150,10 +150,7 @@ describe('admin API', () => {
     const res = await call('root', 'POST', `/api/v1/admin/users/${ids.agent}/disable`);
     expect(await json(res)).toMatchObject({ disabled: true });
     await expect
-      .poll(async () => (await call('agent', 'GET', '/api/v1/gate/identity')).status, {
-        timeout: 2_000,
-        interval: 20,
-      })
+      .poll(async () => (await call('agent', 'GET', '/api/v1/gate/identity')).status, { interval: 20 })
       .toBe(401);
     const login = await fetch(`${gateway.url}/auth/login`, {
       method: 'POST',

@@ -134,7 +134,6 @@ describe('the web session', () => {
     );
     await expect
       .poll(async () => (await fetch(`${gateway.url}/api/v1/auth/session`, { headers: cookie })).status, {
-        timeout: 2_000,
         interval: 20,
       })
       .toBe(401);

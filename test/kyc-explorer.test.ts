@@ -12,6 +12,12 @@ import { requireTool } from './helpers/tools.ts';
 
 const executablePath = await requireTool('chromium', 'chromium');
 
+/**
+ * How long the page may take to render or react: Swagger UI is a large bundle, and on a loaded 2-core
+ * machine rendering it takes seconds. Every wait is on a condition; this only bounds a failure.
+ */
+const PAGE_WAIT_MS = 60_000;
+
 let db: TestDatabase;
 let gateway: TestGateway;
 let browser: Browser;
@@ -25,6 +31,7 @@ beforeAll(async () => {
   if (!executablePath) return;
   browser = await chromium.launch({
     executablePath,
+    timeout: PAGE_WAIT_MS,
     args: [
       '--headless',
       '--no-sandbox',
@@ -34,7 +41,7 @@ beforeAll(async () => {
       '--no-first-run',
     ],
   });
-});
+}, 2 * PAGE_WAIT_MS);
 afterAll(async () => {
   await browser?.close();
   await gateway?.close();
@@ -57,11 +64,13 @@ async function openExplorer(page: Page): Promise<{ problems: string[]; requests:
       console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`);
     });
   });
+  page.setDefaultTimeout(PAGE_WAIT_MS);
+  page.setDefaultNavigationTimeout(PAGE_WAIT_MS);
   const response = await page.goto(`${gateway.url}/docs`);
   expect(response?.status()).toBe(200);
   expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
   await expect
-    .poll(() => page.locator('.swagger-ui .info .title').textContent())
+    .poll(() => page.locator('.swagger-ui .info .title').textContent(), { timeout: PAGE_WAIT_MS })
     .toContain('Gatehouse KYC API');
   return { problems, requests };
 }
@@ -79,7 +88,9 @@ describe('GET /docs', () => {
         await dialog.locator('input').fill(sandboxKey);
         await dialog.locator('button.authorize').click();
         // Swagger UI marks the scheme "Authorized" and offers "Logout" once the key is taken.
-        await expect.poll(() => dialog.locator('h6').textContent()).toBe('Authorized');
+        await expect
+          .poll(() => dialog.locator('h6').textContent(), { timeout: PAGE_WAIT_MS })
+          .toBe('Authorized');
         await dialog.locator('button.btn-done').click();
 
         const initiate = page.locator('#operations-Verifications-initiateVerification');
@@ -90,13 +101,14 @@ describe('GET /docs', () => {
           .fill(JSON.stringify({ type: 'INDIVIDUAL_KTP', subjectExternalRef: 'explorer-1-approve' }));
         const sent = page.waitForRequest(
           (r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/v1/kyc/initiate',
+          { timeout: PAGE_WAIT_MS },
         );
         await initiate.locator('button.execute').click();
 
         const request = await sent;
         expect(await request.headerValue('x-api-key')).toBe(sandboxKey);
         const status = initiate.locator('.live-responses-table .response .response-col_status');
-        await expect.poll(() => status.first().textContent()).toContain('201');
+        await expect.poll(() => status.first().textContent(), { timeout: PAGE_WAIT_MS }).toContain('201');
         const body = await initiate
           .locator('.live-responses-table .response-col_description pre')
           .first()
@@ -114,6 +126,8 @@ describe('GET /docs', () => {
         await page.close();
       }
     },
+    // Several page waits in a row, each bounded by PAGE_WAIT_MS.
+    4 * PAGE_WAIT_MS,
   );
 
   it('serves the explorer files only from its allow-list, cacheable and with their types', async () => {

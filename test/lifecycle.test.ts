@@ -7,11 +7,29 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { platform } from 'node:os';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parentDeathPrefix } from '../gateway/src/db/postmaster.ts';
 import { createTestDatabase } from './helpers/database.ts';
+import {
+  expectAllStopped,
+  isolation,
+  killLeftovers,
+  npmStart,
+  postmasterPid,
+  removeDataDir,
+  type Isolation,
+  type StartedGateway,
+} from './helpers/npm-start.ts';
 import { FIXTURE_CLI, freePort, processEnv, spawnGateway, type GatewayProcess } from './helpers/process.ts';
 
 const LISTENING = /"msg":"gateway listening"/;
+
+/**
+ * Every test here spawns processes (npm, gateways, PostgreSQL, initdb) and waits for them to boot and
+ * stop: generous, so that a loaded machine does not fail them.
+ */
+const PROCESS_TEST_TIMEOUT_MS = 150_000;
 
 function urlFrom(child: GatewayProcess): string {
   const match = /"url":"(http:\/\/[^"]+)"/.exec(child.stdout());
@@ -25,187 +43,301 @@ async function stop(child: GatewayProcess): Promise<number | null> {
 }
 
 describe('replicas', () => {
-  it('two processes booting at once against one empty database both come up, with one set of migrations', async () => {
-    const empty = await createTestDatabase({ empty: true });
-    const env = processEnv({ DATABASE_URL: empty.url });
-    const replicas = [spawnGateway({ args: ['serve'], env }), spawnGateway({ args: ['serve'], env })];
-    try {
-      await Promise.all(replicas.map((child) => child.waitForOutput(LISTENING)));
-      for (const child of replicas) {
-        expect((await fetch(`${urlFrom(child)}/health`)).status).toBe(200);
+  it(
+    'two processes booting at once against one empty database both come up, with one set of migrations',
+    async () => {
+      const empty = await createTestDatabase({ empty: true });
+      const env = processEnv({ DATABASE_URL: empty.url });
+      const replicas = [spawnGateway({ args: ['serve'], env }), spawnGateway({ args: ['serve'], env })];
+      try {
+        await Promise.all(replicas.map((child) => child.waitForOutput(LISTENING)));
+        for (const child of replicas) {
+          expect((await fetch(`${urlFrom(child)}/health`)).status).toBe(200);
+        }
+        const { rows } = await empty.pool.query<{ scope: string; name: string; copies: number }>(
+          'SELECT scope, name, count(*)::int AS copies FROM gatehouse_migrations GROUP BY scope, name',
+        );
+        expect(rows.length).toBeGreaterThanOrEqual(1);
+        for (const row of rows) expect(row.copies).toBe(1);
+        // Exactly one of the two applied the migrations; the other found them applied.
+        const applied = replicas.map(
+          (child) => (child.stdout().match(/"msg":"migration applied"/g) ?? []).length,
+        );
+        expect(applied.sort()).toEqual([0, rows.length]);
+        const { rows: tables } = await empty.pool.query("SELECT to_regclass('audit_log') AS audit");
+        expect(tables[0]).toEqual({ audit: 'audit_log' });
+      } finally {
+        await Promise.all(replicas.map(stop));
+        await empty.drop();
       }
-      const { rows } = await empty.pool.query<{ scope: string; name: string; copies: number }>(
-        'SELECT scope, name, count(*)::int AS copies FROM gatehouse_migrations GROUP BY scope, name',
-      );
-      expect(rows.length).toBeGreaterThanOrEqual(1);
-      for (const row of rows) expect(row.copies).toBe(1);
-      // Exactly one of the two applied the migrations; the other found them applied.
-      const applied = replicas.map(
-        (child) => (child.stdout().match(/"msg":"migration applied"/g) ?? []).length,
-      );
-      expect(applied.sort()).toEqual([0, rows.length]);
-      const { rows: tables } = await empty.pool.query("SELECT to_regclass('audit_log') AS audit");
-      expect(tables[0]).toEqual({ audit: 'audit_log' });
-    } finally {
-      await Promise.all(replicas.map(stop));
-      await empty.drop();
-    }
-  });
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('embedded PostgreSQL (DATABASE_URL unset)', () => {
-  it('starts with the gateway, keeps its data under DATA_DIR across restarts, and stops with it', async () => {
-    // Not mkdtemp: the unprivileged postgres user must be able to enter the folder when tests run as root.
-    const dataDir = path.join(tmpdir(), `gatehouse-embedded-${process.pid}-${Date.now()}`);
-    await mkdir(dataDir, { recursive: true, mode: 0o755 });
-    const pgPort = await freePort();
-    const env = processEnv({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) });
-    try {
-      const first = spawnGateway({ args: ['serve'], env });
-      await first.waitForOutput(LISTENING);
-      expect((await fetch(`${urlFrom(first)}/health`)).status).toBe(200);
-      const { password } = JSON.parse(await readFile(path.join(dataDir, 'embedded-pg.json'), 'utf8')) as {
-        password: string;
-      };
-      const connectionString = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/gatehouse`;
-      const client = new pg.Client({ connectionString });
-      await client.connect();
-      await client.query("INSERT INTO audit_log (kind, payload) VALUES ('test.persisted', '{\"n\": 1}')");
-      await client.end();
-      expect(await stop(first)).toBe(0);
+  it(
+    'starts with the gateway, keeps its data under DATA_DIR across restarts, and stops with it',
+    async () => {
+      // Not mkdtemp: the unprivileged postgres user must be able to enter the folder when tests run as root.
+      const dataDir = path.join(tmpdir(), `gatehouse-embedded-${process.pid}-${Date.now()}`);
+      await mkdir(dataDir, { recursive: true, mode: 0o755 });
+      const pgPort = await freePort();
+      const env = processEnv({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) });
+      try {
+        const first = spawnGateway({ args: ['serve'], env });
+        await first.waitForOutput(LISTENING);
+        expect((await fetch(`${urlFrom(first)}/health`)).status).toBe(200);
+        const { password } = JSON.parse(await readFile(path.join(dataDir, 'embedded-pg.json'), 'utf8')) as {
+          password: string;
+        };
+        const connectionString = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/gatehouse`;
+        const client = new pg.Client({ connectionString });
+        await client.connect();
+        await client.query("INSERT INTO audit_log (kind, payload) VALUES ('test.persisted', '{\"n\": 1}')");
+        await client.end();
+        expect(await stop(first)).toBe(0);
 
-      // Stopped with the gateway: nothing answers on its port any more.
-      await expect(new pg.Client({ connectionString }).connect()).rejects.toThrow();
+        // Stopped with the gateway: nothing answers on its port any more.
+        await expect(new pg.Client({ connectionString }).connect()).rejects.toThrow();
 
-      const second = spawnGateway({ args: ['serve'], env });
-      await second.waitForOutput(LISTENING);
-      expect(second.stdout()).not.toContain('initialising embedded PostgreSQL');
-      const again = new pg.Client({ connectionString });
-      await again.connect();
-      const { rows } = await again.query("SELECT payload FROM audit_log WHERE kind = 'test.persisted'");
-      await again.end();
-      expect(rows).toEqual([{ payload: { n: 1 } }]);
-      expect(await stop(second)).toBe(0);
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
+        const second = spawnGateway({ args: ['serve'], env });
+        await second.waitForOutput(LISTENING);
+        expect(second.stdout()).not.toContain('initialising embedded PostgreSQL');
+        const again = new pg.Client({ connectionString });
+        await again.connect();
+        const { rows } = await again.query("SELECT payload FROM audit_log WHERE kind = 'test.persisted'");
+        await again.end();
+        expect(rows).toEqual([{ payload: { n: 1 } }]);
+        expect(await stop(second)).toBe(0);
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('npm start (the README command)', () => {
-  it('boots with development settings and the embedded database, API gate disabled', async () => {
-    const dataDir = path.join(tmpdir(), `gatehouse-npm-start-${process.pid}-${Date.now()}`);
-    await mkdir(dataDir, { recursive: true, mode: 0o755 });
-    const { spawn } = await import('node:child_process');
-    const child = spawn('npm', ['start', '--silent'], {
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/tmp',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        METRICS_PORT: '0',
-        DATA_DIR: dataDir,
-        EMBEDDED_PG_PORT: String(await freePort()),
-      },
-      detached: true,
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    // 'close', not 'exit': npm exits first; the gateway holds the pipes until it has stopped Postgres.
-    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const check = () => (LISTENING.test(out) ? resolve() : undefined);
-        child.stdout.on('data', check);
-        void exited.then(() => reject(new Error(`npm start exited:\n${out}`)));
-      });
-      const url = /"url":"(http:\/\/[^"]+)"/.exec(out)?.[1] ?? '';
-      expect((await fetch(`${url}/health`)).status).toBe(200);
-      expect(out).toContain('"apiAuthMode":"disabled"');
-    } finally {
-      // npm runs the gateway as a child: signal the whole process group.
-      process.kill(-(child.pid as number), 'SIGTERM');
-      await exited;
-      await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
-    }
+  let where: Isolation;
+  let started: StartedGateway | undefined;
+  beforeAll(async () => {
+    where = await isolation('npm-start');
   });
+  afterEach(async () => {
+    await killLeftovers(started, where);
+    started = undefined;
+  }, 60_000);
+  afterAll(async () => {
+    await removeDataDir(where);
+  });
+
+  it(
+    'boots with development settings and the embedded database, API gate disabled',
+    async () => {
+      started = await npmStart(where, { HOST: '127.0.0.1' });
+      expect((await fetch(`${started.url}/health`)).status).toBe(200);
+      expect(started.npm.stdout()).toContain('"apiAuthMode":"disabled"');
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  // What a process manager (systemd, supervisord, pm2, a CI runner) sends to the process it started.
+  it(
+    'SIGTERM to the npm process stops the gateway and its embedded PostgreSQL',
+    async () => {
+      started = await npmStart(where, { HOST: '127.0.0.1' });
+      process.kill(started.npm.child.pid as number, 'SIGTERM');
+      await expectAllStopped(started, where);
+      expect(started.npm.stdout()).toContain('"reason":"received SIGTERM"');
+      expect(started.npm.stdout()).toContain('"msg":"shutdown complete"');
+      expect(await started.npm.exited).toBe(0);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'Ctrl-C (SIGINT to the foreground process group, which npm forwards again): one clean shutdown',
+    async () => {
+      started = await npmStart(where, { HOST: '127.0.0.1' });
+      process.kill(-(started.npm.child.pid as number), 'SIGINT');
+      await expectAllStopped(started, where);
+      expect(started.npm.stdout()).toContain('"msg":"shutdown complete"');
+      // npm exits with its child's code: the SIGINT it forwarded was not taken for a second, impatient one.
+      expect(await started.npm.exited).toBe(0);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'npm killed with SIGKILL: the gateway notices it was left without a parent and stops, with its PostgreSQL',
+    async () => {
+      started = await npmStart(where, { HOST: '127.0.0.1' });
+      process.kill(started.npm.child.pid as number, 'SIGKILL');
+      await expectAllStopped(started, where);
+      expect(started.npm.stdout()).toMatch(/"reason":"parent process \d+ exited/);
+      expect(started.npm.stdout()).toContain('"msg":"shutdown complete"');
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'the gateway killed with SIGKILL: its embedded PostgreSQL stops too (Linux, setpriv)',
+    async (context) => {
+      if (platform() !== 'linux') return context.skip('the parent-death signal is Linux only');
+      if ((await parentDeathPrefix()).length === 0) {
+        const message = 'setpriv (Debian package util-linux) is not installed';
+        if (process.env.CI) throw new Error(message);
+        return context.skip(message);
+      }
+      started = await npmStart(where, { HOST: '127.0.0.1' });
+      process.kill(started.gatewayPid, 'SIGKILL');
+      await expectAllStopped(started, where);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('npm run migrate (bare checkout)', () => {
-  it('applies the migrations to the embedded database with development settings', async () => {
-    const dataDir = path.join(tmpdir(), `gatehouse-npm-migrate-${process.pid}-${Date.now()}`);
-    await mkdir(dataDir, { recursive: true, mode: 0o755 });
-    const { execFile } = await import('node:child_process');
-    const pgPort = await freePort();
-    try {
-      const stdout = await new Promise<string>((resolve, reject) =>
-        execFile(
-          'npm',
-          ['run', 'migrate', '--silent'],
-          {
-            cwd: fileURLToPath(new URL('..', import.meta.url)),
-            env: {
-              PATH: process.env.PATH ?? '',
-              HOME: process.env.HOME ?? '/tmp',
-              DATA_DIR: dataDir,
-              EMBEDDED_PG_PORT: String(pgPort),
-              LOG_LEVEL: 'warn',
+  it(
+    'applies the migrations to the embedded database with development settings',
+    async () => {
+      const dataDir = path.join(tmpdir(), `gatehouse-npm-migrate-${process.pid}-${Date.now()}`);
+      await mkdir(dataDir, { recursive: true, mode: 0o755 });
+      const { execFile } = await import('node:child_process');
+      const pgPort = await freePort();
+      try {
+        const stdout = await new Promise<string>((resolve, reject) =>
+          execFile(
+            'npm',
+            ['run', 'migrate', '--silent'],
+            {
+              cwd: fileURLToPath(new URL('..', import.meta.url)),
+              env: {
+                PATH: process.env.PATH ?? '',
+                HOME: process.env.HOME ?? '/tmp',
+                DATA_DIR: dataDir,
+                EMBEDDED_PG_PORT: String(pgPort),
+                LOG_LEVEL: 'warn',
+              },
             },
-          },
-          (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${out}\n${errOut}`)) : resolve(out)),
-        ),
-      );
-      expect(stdout).toMatch(/^[1-9]\d* migration\(s\) applied/m);
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
+            (err, out, errOut) =>
+              err ? reject(new Error(`${err.message}\n${out}\n${errOut}`)) : resolve(out),
+          ),
+        );
+        expect(stdout).toMatch(/^[1-9]\d* migration\(s\) applied/m);
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('graceful shutdown', () => {
-  it('SIGTERM during an in-flight request: the request completes, new connections are refused, exit 0', async () => {
-    const db = await createTestDatabase();
-    const child = spawnGateway({
-      entry: FIXTURE_CLI,
-      args: ['serve'],
-      env: processEnv({ DATABASE_URL: db.url, GATEWAY_PLUGINS: 'fixture' }),
-    });
-    try {
-      await child.waitForOutput(LISTENING);
-      const url = urlFrom(child);
-      const inFlight = fetch(`${url}/fixture/slow`);
-      await child.waitForOutput(/fixture: slow request started/);
+  it(
+    'SIGTERM during an in-flight request: the request completes, new connections are refused, exit 0',
+    async () => {
+      const db = await createTestDatabase();
+      const child = spawnGateway({
+        entry: FIXTURE_CLI,
+        args: ['serve'],
+        env: processEnv({ DATABASE_URL: db.url, GATEWAY_PLUGINS: 'fixture' }),
+      });
+      try {
+        await child.waitForOutput(LISTENING);
+        const url = urlFrom(child);
+        const inFlight = fetch(`${url}/fixture/slow`);
+        await child.waitForOutput(/fixture: slow request started/);
 
-      child.child.kill('SIGTERM');
-      await child.waitForOutput(/shutting down: draining in-flight requests/);
-      await expect(fetch(`${url}/health`)).rejects.toThrow();
+        child.child.kill('SIGTERM');
+        await child.waitForOutput(/shutting down: draining in-flight requests/);
+        await expect(fetch(`${url}/health`)).rejects.toThrow();
 
-      child.child.stdin.write('release\n');
-      const res = await inFlight;
-      expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ finished: true });
-      expect(await child.exited).toBe(0);
-      expect(child.stdout()).toContain('"msg":"shutdown complete"');
-    } finally {
-      child.child.kill('SIGKILL');
-      await db.drop();
-    }
-  });
+        child.child.stdin.write('release\n');
+        const res = await inFlight;
+        expect(res.status).toBe(200);
+        expect(await res.json()).toEqual({ finished: true });
+        expect(await child.exited).toBe(0);
+        expect(child.stdout()).toContain('"msg":"shutdown complete"');
+      } finally {
+        child.child.kill('SIGKILL');
+        await db.drop();
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 
-  it('an idle gateway exits 0 on SIGINT too', async () => {
-    const db = await createTestDatabase();
-    const child = spawnGateway({
-      args: ['serve'],
-      env: processEnv({ DATABASE_URL: db.url }),
-    });
-    try {
-      await child.waitForOutput(LISTENING);
-      child.child.kill('SIGINT');
-      expect(await child.exited).toBe(0);
-    } finally {
-      await db.drop();
-    }
-  });
+  it(
+    'Ctrl-C (SIGINT to the whole process group) with the embedded database: an in-flight request still reaches it',
+    async () => {
+      const where = await isolation('ctrl-c');
+      const child = spawnGateway({
+        entry: FIXTURE_CLI,
+        args: ['serve'],
+        env: { ...where.env, HOST: '127.0.0.1', APP_ENV: 'development', GATEWAY_PLUGINS: 'fixture' },
+        detached: true,
+      });
+      try {
+        await child.waitForOutput(LISTENING);
+        const inFlight = fetch(`${urlFrom(child)}/fixture/slow`);
+        await child.waitForOutput(/fixture: slow request started/);
+        // What the terminal does on Ctrl-C: every process of the foreground group gets SIGINT.
+        process.kill(-(child.child.pid as number), 'SIGINT');
+        await child.waitForOutput(/shutting down: draining in-flight requests/);
+        child.child.stdin.write('release\n');
+        const res = await inFlight;
+        expect(await res.json()).toEqual({ finished: true });
+        expect(res.status).toBe(200);
+        expect(await child.exited).toBe(0);
+        expect(postmasterPid(where.dataDir)).toBeUndefined();
+      } finally {
+        child.child.kill('SIGKILL');
+        await killLeftovers(undefined, where);
+        await removeDataDir(where);
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  // `docker stop` during a slow first boot (initdb, migrations): node is PID 1 there, and a signal that
+  // has no handler yet is dropped for PID 1, so the handler must exist before the boot starts.
+  it(
+    'SIGTERM while booting: the boot completes, then the gateway stops cleanly with exit 0',
+    async () => {
+      const where = await isolation('boot-sigterm');
+      const child = spawnGateway({ args: ['serve'], env: { ...processEnv(), ...where.env } });
+      try {
+        await child.waitForOutput(/initialising embedded PostgreSQL/);
+        child.child.kill('SIGTERM');
+        expect(await child.exited).toBe(0);
+        expect(child.stdout()).toContain('"reason":"received SIGTERM"');
+        expect(postmasterPid(where.dataDir)).toBeUndefined();
+      } finally {
+        child.child.kill('SIGKILL');
+        await killLeftovers(undefined, where);
+        await removeDataDir(where);
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'an idle gateway exits 0 on SIGINT too',
+    async () => {
+      const db = await createTestDatabase();
+      const child = spawnGateway({
+        args: ['serve'],
+        env: processEnv({ DATABASE_URL: db.url }),
+      });
+      try {
+        await child.waitForOutput(LISTENING);
+        child.child.kill('SIGINT');
+        expect(await child.exited).toBe(0);
+      } finally {
+        await db.drop();
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });

@@ -60,7 +60,7 @@ async function say(from: string, text: string, replies = 1): Promise<string[]> {
   expect(
     (await postWebhook(gateway, textMessage({ from, text, phoneNumberId: CLUSTER_NUMBER }))).status,
   ).toBe(200);
-  await expect.poll(() => outboundCount(from), { timeout: 5_000 }).toBe(before + replies);
+  await expect.poll(() => outboundCount(from)).toBe(before + replies);
   const { rows } = await db.pool.query<{ template: string }>(
     `SELECT m.template FROM messaging_messages m JOIN messaging_conversations c ON c.id = m.conversation_id
       WHERE c.contact_phone = $1 AND m.direction = 'outbound' ORDER BY m.seq OFFSET $2`,

@@ -112,7 +112,7 @@ describe('the language-model tier', () => {
     async (_name, from, answer) => {
       model.answerWith(() => answer);
       await postWebhook(gateway, textMessage({ from, text: UNKNOWN }));
-      await expect.poll(async () => (await outbound(from)).length, { timeout: 5_000 }).toBe(1);
+      await expect.poll(async () => (await outbound(from)).length).toBe(1);
       expect(await inbound(from)).toMatchObject([
         { tier: 4, intent: 'generalInfo', processing_status: 'processed' },
       ]);

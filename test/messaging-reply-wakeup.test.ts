@@ -61,7 +61,7 @@ it('sends a reply that waited behind its conversation’s reply in flight once t
 
   provider.releaseHeld('accept');
   await expect
-    .poll(async () => (await outbound(from)).map((reply) => reply.delivery_status), { timeout: 5_000 })
+    .poll(async () => (await outbound(from)).map((reply) => reply.delivery_status))
     .toEqual(['sent', 'sent']);
   expect(provider.sent.filter((s) => s.body.to === from).map((s) => s.body.text.body)).toEqual(
     (await outbound(from)).map((reply) => reply.text),

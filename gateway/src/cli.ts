@@ -11,15 +11,15 @@ import {
   startGateway,
   type GatewayOptions,
 } from './gateway.ts';
-import { waitForSignal } from './signals.ts';
+import { describeStopRequest, waitForStopRequest } from './signals.ts';
 
 const USAGE = `Usage: gatehouse <command>
 
 Commands:
-  serve      Start the gateway (the default). Applies pending migrations first.
-  migrate    Apply pending database migrations and exit.
-  operator   Run the Kubernetes operator (gatehouse operator --help).
-  rollout    Show and steer an AuthConfig's API_AUTH_MODE rollout (gatehouse rollout --help).
+  serve                              Start the gateway (the default). Applies pending migrations first.
+  migrate                            Apply pending database migrations and exit.
+  operator                           Run the Kubernetes operator (gatehouse operator --help).
+  rollout                            Show and steer an AuthConfig's API_AUTH_MODE rollout (gatehouse rollout --help).
 
 Options:
   -h, --help     Show this help.
@@ -74,8 +74,11 @@ export async function main(argv: readonly string[], options: GatewayOptions = {}
       );
       return 0;
     }
+    // Listening before the boot: a stop requested while migrations run is honoured once booted.
+    const stopRequested = waitForStopRequest();
     const gateway = await startGateway(options);
-    await waitForSignal();
+    const request = await stopRequested;
+    gateway.logger.info({ reason: describeStopRequest(request) }, 'stop requested');
     await gateway.close();
     await new Promise<void>((resolve) => gateway.logger.flush(() => resolve()));
     return 0;
@@ -89,10 +92,17 @@ export async function main(argv: readonly string[], options: GatewayOptions = {}
   }
 }
 
-/** The usage text, with the commands plugins contribute. */
+const SUMMARY_COLUMN = 36;
+
+/** The usage text, with the commands plugins contribute (a long synopsis puts its summary on the next line). */
 function usage(options: GatewayOptions): string {
   const extra = pluginCommands(options)
-    .map(({ command }) => `  ${`${command.name.join(' ')} ${command.usage}`.padEnd(34)} ${command.summary}\n`)
+    .map(({ command }) => {
+      const synopsis = `  ${command.name.join(' ')} ${command.usage}`.trimEnd();
+      return synopsis.length < SUMMARY_COLUMN
+        ? `${synopsis.padEnd(SUMMARY_COLUMN)} ${command.summary}\n`
+        : `${synopsis}\n${' '.repeat(SUMMARY_COLUMN + 1)}${command.summary}\n`;
+    })
     .join('');
   return extra ? USAGE.replace('\nOptions:', `${extra}\nOptions:`) : USAGE;
 }

@@ -68,7 +68,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   };
 
   try {
-    const { db, embedded } = await openDatabase(settings.core, logger);
+    const { db, embedded } = await openDatabase(settings.core, logger, { join: false });
     cleanup.push(async () => {
       await db.pool.end();
       await embedded?.stop();
@@ -165,6 +165,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       {
         url,
         metricsUrl,
+        // The process to signal; under `npm start` it is not the pid a process manager sees first.
+        pid: process.pid,
         apiAuthMode: settings.gate.mode,
         plugins: settings.plugins.map(({ plugin }) => plugin.id),
       },
@@ -194,7 +196,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 export async function runMigrations(options: GatewayOptions = {}): Promise<MigrationReport> {
   const settings = loadSettings(options.env ?? process.env, pluginMap(options.available));
   const { logger } = createLoggers({ level: settings.core.LOG_LEVEL, destination: options.logDestination });
-  const { db, embedded } = await openDatabase(settings.core, logger);
+  const { db, embedded } = await openDatabase(settings.core, logger, { join: true });
   try {
     return await runMigrationsOrRefuse(db, migrationSources(settings.plugins), logger);
   } finally {
@@ -225,7 +227,7 @@ export async function runPluginCommand(
     ]);
   const { logger } = createLoggers({ level: settings.core.LOG_LEVEL, destination: options.logDestination });
   const clock = options.clock ?? systemClock;
-  const { db, embedded } = await openDatabase(settings.core, logger);
+  const { db, embedded } = await openDatabase(settings.core, logger, { join: true });
   try {
     await runMigrationsOrRefuse(db, migrationSources(settings.plugins), logger);
     const audit = createAuditWriter({ db, clock, logger });

@@ -33,9 +33,7 @@ describe('LineSink', () => {
     const sink = new LineSink({ fd, maxDelayMs: 20 });
     sink.write('{"quiet":true}\n');
     expect(readFileSync(file, 'utf8')).toBe('');
-    await expect
-      .poll(() => readFileSync(file, 'utf8'), { timeout: 2000, interval: 10 })
-      .toBe('{"quiet":true}\n');
+    await expect.poll(() => readFileSync(file, 'utf8'), { interval: 10 }).toBe('{"quiet":true}\n');
   });
 
   it('flush calls back at once when nothing is pending', async () => {

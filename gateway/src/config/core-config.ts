@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 import { integer, list, oneOf, port, secret } from './env-schema.ts';
@@ -80,4 +81,24 @@ export type CoreConfig = z.output<typeof coreConfigSchema>;
 
 export function isDevelopment(config: Pick<CoreConfig, 'APP_ENV'>): boolean {
   return config.APP_ENV === 'development';
+}
+
+/**
+ * In development, an unset APP_BASE_URL means the gateway's own address, so a browser on the address the
+ * gateway prints passes the Origin check of cookie-authenticated changes without any setting. A wildcard
+ * HOST (0.0.0.0, ::) is reached as http://127.0.0.1; `localhost` stays `localhost` (browsers send the
+ * origin that was typed, so whoever browses another name sets APP_BASE_URL). PORT=0 has no address
+ * before it listens: no default then. Outside development an unset APP_BASE_URL stays unset.
+ */
+export function withDevelopmentDefaults(config: CoreConfig): CoreConfig {
+  if (!isDevelopment(config) || config.APP_BASE_URL !== undefined || config.PORT === 0) return config;
+  const base = ownBaseUrl(config.HOST, config.PORT);
+  return base === undefined ? config : { ...config, APP_BASE_URL: base };
+}
+
+/** `http://<host>:<port>` as a browser on this machine reaches a listener bound to HOST. */
+export function ownBaseUrl(host: string, port: number): string | undefined {
+  const name = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : isIP(host) === 6 ? `[${host}]` : host;
+  const url = `http://${name}:${port}`;
+  return URL.canParse(url) ? new URL(url).origin : undefined;
 }

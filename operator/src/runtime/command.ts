@@ -13,7 +13,7 @@ import { createDefaultReconciler } from './default-reconciler.ts';
 import { DEFAULT_LEADER_TIMINGS } from './leader-election.ts';
 import type { RuntimeLogger } from './logger.ts';
 import { DEFAULT_PORT, DEFAULT_WATCHDOG_MS, startOperator, type ReconcilerContext } from './operator.ts';
-import { waitForSignal } from '../../../gateway/src/signals.ts';
+import { describeStopRequest, waitForStopRequest } from '../../../gateway/src/signals.ts';
 
 export const OPERATOR_USAGE = `Usage: gatehouse operator [options]
 
@@ -40,7 +40,7 @@ export interface OperatorCommandDeps {
   /** Builds the reconciler for a cluster; the real one by default. */
   createReconciler?: (kubeConfig: KubeConfig, context: ReconcilerContext, log: RuntimeLogger) => Reconciler;
   env?: NodeJS.ProcessEnv;
-  /** Resolves when the process is told to stop (SIGTERM/SIGINT by default). */
+  /** Resolves when the process is told to stop (by default: a stop signal, or its parent gone). */
   untilStopped?: () => Promise<unknown>;
 }
 
@@ -127,13 +127,19 @@ export async function runOperatorCommand(
       ...(values['watch-namespace'] === undefined ? {} : { watchNamespace: values['watch-namespace'] }),
       log,
     });
-    await (deps.untilStopped ?? waitForSignal)();
+    await (deps.untilStopped ?? (() => untilStopRequested(log)))();
     await operator.stop();
     return 0;
   } catch (err) {
     log.error({ error: (err as Error).stack ?? String(err) }, 'operator failed');
     return 1;
   }
+}
+
+/** SIGTERM/SIGINT/SIGHUP, or the parent process gone: logged, so a stop is never silent. */
+async function untilStopRequested(log: RuntimeLogger): Promise<void> {
+  const request = await waitForStopRequest();
+  log.info({ reason: describeStopRequest(request) }, 'stop requested');
 }
 
 function parseCount(value: string | undefined, fallback: number): number | undefined {
