@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BootError } from '../gateway/src/boot-error.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { gateEnv, gateHeaders } from './helpers/gate.ts';
+import { gateEnv, gateHeaders, mintSession, sign } from './helpers/gate.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { freePort } from './helpers/process.ts';
 
@@ -220,5 +220,43 @@ describe('header spellings (CGI, WSGI, PHP and nginx read `_` as `-`)', () => {
     await expect(
       startTestGateway({ databaseUrl: db.url, env: { UPSTREAM_UNDERSCORE_HEADERS: 'allow' } }),
     ).rejects.toThrow(/UPSTREAM_UNDERSCORE_HEADERS: must be one of: drop, keep/);
+  });
+});
+
+describe('identity text in the headers an upstream receives', () => {
+  const call = async (claims: Record<string, unknown>) => {
+    const url = '/api/v1/legacy/identity-text';
+    return fetch(`${gateway.url}${url}`, {
+      headers: {
+        'x-internal-signature': sign({ method: 'GET', url }),
+        'x-forwarded-session': await mintSession({ claims }),
+      },
+    });
+  };
+
+  it('a sub and roles beyond ASCII arrive as their UTF-8 bytes', async () => {
+    const res = await call({ sub: '用户', roles: ['ädmin', 'agent'] });
+    expect(res.status).toBe(200);
+    const { headers } = last();
+    const utf8 = (value: unknown) => Buffer.from(String(value), 'latin1').toString('utf8');
+    expect(utf8(headers['x-gatehouse-user'])).toBe('用户');
+    expect(utf8(headers['x-gatehouse-roles'])).toBe('ädmin,agent');
+  });
+
+  it('a token whose claims hold control characters or unpaired surrogates is refused, and the gateway lives on', async () => {
+    const before = seen.length;
+    for (const claims of [
+      { sub: 'user\u0000' },
+      { sub: 'user\u0007' },
+      { sub: 'user\ud800' },
+      { roles: ['agent\r\nX-Injected: 1'] },
+      { email: 'a\u0000@example.com' },
+    ]) {
+      const res = await call(claims);
+      expect(res.status, JSON.stringify(claims)).toBe(401);
+      expect(await res.json()).toMatchObject({ code: 'api.auth.unauthenticated' });
+    }
+    expect(seen.length).toBe(before);
+    expect((await fetch(`${gateway.url}/health`)).status).toBe(200);
   });
 });

@@ -58,12 +58,31 @@ const CLOCK_TOLERANCE_SECONDS = 15;
 const ENCRYPTIONS = { 'A256CBC-HS512': 64, A256GCM: 32 } as const;
 export type Encryption = keyof typeof ENCRYPTIONS;
 
+/**
+ * Text a claim may hold: well-formed Unicode without control characters. An identity is written into audit
+ * rows (PostgreSQL text refuses U+0000) and into the `X-Gatehouse-*` headers of upstream requests (no header
+ * value may hold a control character), so a token whose claims could not travel there is refused as a whole
+ * (`claims`), never half-used.
+ */
+const claimText = z.string().refine((value) => value.isWellFormed() && !hasControlCharacter(value), {
+  error: 'must be text without control characters',
+});
+
+/** C0 controls (U+0000-U+001F, tab included) and DEL. */
+function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
 const claims = z.object({
-  sub: z.string().min(1),
-  email: z.string().nullish(),
-  roles: z.array(z.string()).optional(),
-  role: z.string().optional(),
-  sid: z.string().min(1).optional(),
+  sub: claimText.min(1),
+  email: claimText.nullish(),
+  roles: z.array(claimText).optional(),
+  role: claimText.optional(),
+  sid: claimText.min(1).optional(),
 });
 
 export interface DerivedKey {

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import { createProxyMiddleware, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
@@ -75,31 +75,13 @@ export function registerUpstreams(
       pathRewrite: upstream.stripPrefix ? (path) => path.slice(upstream.prefix.length) || '/' : undefined,
       on: {
         proxyReq(proxyReq, req) {
-          for (const name of proxyReq.getHeaderNames()) {
-            if (isStrippedHeader(name, options.underscoreHeaders)) proxyReq.removeHeader(name);
+          // A throw here would escape into the proxy library's event emitter and end the process: whatever
+          // goes wrong while preparing the request fails this request alone (502, through `error` below).
+          try {
+            prepareUpstreamRequest(proxyReq, req, options);
+          } catch (err) {
+            proxyReq.destroy(err as Error);
           }
-          // req.ips: the trusted X-Forwarded-For chain from the client on (empty unless TRUST_PROXY);
-          // the immediate peer comes last, as every proxy appends it.
-          const peer = req.socket.remoteAddress ?? '';
-          proxyReq.setHeader('X-Forwarded-For', [...req.ips, peer].filter(Boolean).join(', '));
-          proxyReq.setHeader('X-Forwarded-Proto', req.protocol);
-          if (req.hostname) proxyReq.setHeader('X-Forwarded-Host', req.hostname);
-          proxyReq.setHeader('X-Request-Id', req.gatehouse.id);
-          if (req.identity) {
-            proxyReq.setHeader('X-Gatehouse-User', req.identity.sub);
-            proxyReq.setHeader('X-Gatehouse-Roles', req.identity.roles.join(','));
-          }
-          const body = req.rawBody;
-          if (body && body.length > 0) {
-            proxyReq.removeHeader('Transfer-Encoding');
-            proxyReq.setHeader('Content-Length', body.length);
-            proxyReq.write(body);
-          }
-          proxyReq.setTimeout(options.timeoutMs, () => {
-            proxyReq.destroy(
-              Object.assign(new Error('upstream did not answer in time'), { code: 'UPSTREAM_TIMEOUT' }),
-            );
-          });
         },
         error(err, req, res) {
           const code = (err as NodeJS.ErrnoException).code;
@@ -125,6 +107,52 @@ export function registerUpstreams(
       routes.add({ method: 'ALL', path, exempt: upstream.exempt, checkText: false, handler });
     }
   }
+}
+
+/**
+ * The request an upstream receives: the client's headers without the ones it must never see, the forwarding
+ * and identity headers as the gateway determined them, the exact body bytes, and the deadline.
+ */
+function prepareUpstreamRequest(
+  proxyReq: ClientRequest,
+  req: Request,
+  options: { timeoutMs: number; underscoreHeaders: 'drop' | 'keep' },
+): void {
+  for (const name of proxyReq.getHeaderNames()) {
+    if (isStrippedHeader(name, options.underscoreHeaders)) proxyReq.removeHeader(name);
+  }
+  // req.ips: the trusted X-Forwarded-For chain from the client on (empty unless TRUST_PROXY);
+  // the immediate peer comes last, as every proxy appends it.
+  const peer = req.socket.remoteAddress ?? '';
+  proxyReq.setHeader('X-Forwarded-For', [...req.ips, peer].filter(Boolean).join(', '));
+  proxyReq.setHeader('X-Forwarded-Proto', req.protocol);
+  if (req.hostname) proxyReq.setHeader('X-Forwarded-Host', req.hostname);
+  proxyReq.setHeader('X-Request-Id', req.gatehouse.id);
+  if (req.identity) {
+    proxyReq.setHeader('X-Gatehouse-User', utf8HeaderValue(req.identity.sub));
+    proxyReq.setHeader('X-Gatehouse-Roles', utf8HeaderValue(req.identity.roles.join(',')));
+  }
+  const body = req.rawBody;
+  if (body && body.length > 0) {
+    proxyReq.removeHeader('Transfer-Encoding');
+    proxyReq.setHeader('Content-Length', body.length);
+    proxyReq.write(body);
+  }
+  proxyReq.setTimeout(options.timeoutMs, () => {
+    proxyReq.destroy(
+      Object.assign(new Error('upstream did not answer in time'), { code: 'UPSTREAM_TIMEOUT' }),
+    );
+  });
+}
+
+/**
+ * A header value carrying any Unicode text as its UTF-8 bytes (docs/api-auth-gate.md, "Upstreams"). node:http
+ * writes a header string one byte per character, so the UTF-8 bytes go in as Latin-1 characters: ASCII values
+ * (ids, emails, role names) are sent unchanged, and `用户` arrives as the bytes an upstream decodes with UTF-8.
+ * The session verifier already refused claims with control characters, which no header may hold.
+ */
+export function utf8HeaderValue(text: string): string {
+  return Buffer.from(text, 'utf8').toString('latin1');
 }
 
 function isResponse(value: unknown): value is Response & ServerResponse<IncomingMessage> {
