@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { trimEndChars } from '../domain/text.ts';
 
 export type SendOutcome = { providerId: string } | { error: string };
 
@@ -17,7 +18,7 @@ export function createSendApiClient(options: {
   token: string | undefined;
   timeoutMs: number;
 }) {
-  const base = new URL(options.baseUrl.replace(/\/*$/, '/'));
+  const base = new URL(`${trimEndChars(options.baseUrl, '/')}/`);
   const transport = base.protocol === 'https:' ? https : http;
   const agent = new transport.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
 
