@@ -14,6 +14,18 @@ function fill(unit: string, length: number, tail = ''): string {
   return body.slice(0, cut) + tail;
 }
 
+/** `item(0) item(1) ...` cut to `length` characters. */
+function numbered(item: (i: number) => string, length: number): string {
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; size < length; i++) {
+    const part = item(i);
+    parts.push(part);
+    size += part.length;
+  }
+  return parts.join('').slice(0, length);
+}
+
 /** Named adversarial texts of `length` characters (default 65,536, the webhook's longest text body). */
 export function adversarialTexts(length = 65_536): Record<string, string> {
   return {
@@ -43,6 +55,8 @@ export function adversarialTexts(length = 65_536): Record<string, string> {
     'lower-case expansion (U+0130)': fill('\u0130', length),
     'emoji (surrogate pairs)': fill('😀', length),
     'address, then a punctuation run': `a@b.co${fill('.', length - 6, 'x')}`,
+    'distinct addresses': numbered((i) => `u${i}@x${i}.co `, length),
+    'distinct phone numbers': numbered((i) => `0812${String(1_000_000 + (i % 9_000_000))} `, length),
   };
 }
 

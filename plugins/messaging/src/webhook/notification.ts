@@ -187,10 +187,7 @@ function readChange(
   const phoneNumberId = PhoneNumberIdSchema.safeParse(
     typeof metadata === 'object' ? metadata?.phone_number_id : undefined,
   );
-  const known = contacts.flatMap((raw) => {
-    const contact = ContactSchema.safeParse(raw);
-    return contact.success ? [contact.data] : [];
-  });
+  const contactOf = contactIndex(contacts);
   messages.forEach((raw, m) => {
     const path = `${at}.messages.${m}`;
     const reject = (reason: string): void => void out.rejected.push({ path, id: idOf(raw), reason });
@@ -201,12 +198,7 @@ function readChange(
     if (!data.from && !data.from_user_id) return reject('needs from or from_user_id');
     const stored = storableJson(raw, MAX_MESSAGE_DEPTH);
     if (!stored) return reject(`nested deeper than ${MAX_MESSAGE_DEPTH} levels`);
-    const contact = known.find(
-      (candidate) =>
-        (data.from !== undefined && candidate.wa_id === data.from) ||
-        (data.from_user_id !== undefined && candidate.user_id === data.from_user_id),
-    );
-    const name = contact?.profile?.name;
+    const name = contactOf(data.from, data.from_user_id)?.profile?.name;
     const text = textOf(data);
     out.messages.push({
       providerMessageId: data.id,
@@ -234,6 +226,34 @@ function readChange(
       error: title === undefined ? null : storableText(title),
     });
   });
+}
+
+type Contact = z.output<typeof ContactSchema>;
+
+/**
+ * Finds a message's contact: the first valid entry of `contacts` whose `wa_id` is the sender's `from` or
+ * whose `user_id` is its `from_user_id`. Indexed once per change, so a notification of n messages and n
+ * contacts costs n lookups, not n × n comparisons.
+ */
+function contactIndex(
+  contacts: readonly unknown[],
+): (from: string | undefined, fromUserId: string | undefined) => Contact | undefined {
+  const byWaId = new Map<string, number>();
+  const byUserId = new Map<string, number>();
+  const valid: Array<Contact | undefined> = contacts.map((raw, i) => {
+    const contact = ContactSchema.safeParse(raw);
+    if (!contact.success) return undefined;
+    const { wa_id: waId, user_id: userId } = contact.data;
+    if (waId !== undefined && !byWaId.has(waId)) byWaId.set(waId, i);
+    if (userId !== undefined && !byUserId.has(userId)) byUserId.set(userId, i);
+    return contact.data;
+  });
+  return (from, fromUserId) => {
+    const a = from === undefined ? undefined : byWaId.get(from);
+    const b = fromUserId === undefined ? undefined : byUserId.get(fromUserId);
+    const first = a === undefined ? b : b === undefined ? a : Math.min(a, b);
+    return first === undefined ? undefined : valid[first];
+  };
 }
 
 function textOf(message: z.output<typeof MessageSchema>): string | null {

@@ -56,9 +56,14 @@ export interface EmailScan {
 export function scanEmails(text: string): EmailScan {
   if (!text.includes('@')) return { emails: [], invalidAttempt: false, rest: text };
   const emails: string[] = [];
+  // Compared case-insensitively, through a set: a message may hold hundreds of distinct addresses.
+  const seen = new Set<string>();
   for (const candidate of emailCandidates(text)) {
     const email = normaliseEmail(candidate);
-    if (email && !emails.some((known) => known.toLowerCase() === email.toLowerCase())) emails.push(email);
+    if (email && !seen.has(email.toLowerCase())) {
+      seen.add(email.toLowerCase());
+      emails.push(email);
+    }
   }
   return {
     emails,

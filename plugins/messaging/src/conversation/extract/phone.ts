@@ -46,14 +46,14 @@ export interface PhoneScan {
  * ("lulus 2024 081234567890") is retried on its space-separated parts, longest first.
  */
 export function scanPhones(text: string): PhoneScan {
-  const phones: string[] = [];
+  const phones = new Set<string>();
   const rest = text.replace(PHONE_CANDIDATE, (candidate) => {
     const phone = normalisePhone(candidate) ?? bestPart(candidate);
     if (!phone) return candidate;
-    if (!phones.includes(phone)) phones.push(phone);
+    phones.add(phone);
     return ' , ';
   });
-  return { phones, rest };
+  return { phones: [...phones], rest };
 }
 
 /**
