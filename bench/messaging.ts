@@ -112,7 +112,7 @@ end
       maxBuffer: 1 << 20,
     },
   );
-  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1]);
+  const requests = Number(/\s(\d+) requests in/.exec(stdout)?.[1]);
   if (/Non-2xx/.test(stdout)) throw new Error(`the webhook refused requests:\n${stdout}`);
   return requests;
 }

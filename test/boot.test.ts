@@ -100,7 +100,7 @@ describe('refuses to boot', () => {
       `DATABASE_URL: cannot use the database at 127.0.0.1:${port}/gatehouse (ECONNREFUSED`,
     );
     expect(stderr).not.toContain('pw-should-not-show');
-    expect(stderr).not.toMatch(/\n\s+at /);
+    expect(stderr).not.toMatch(/\n[ \t]+at /);
   });
 
   it('when a secret is given both directly and as NAME_FILE, or its file is unreadable', async () => {

@@ -1,7 +1,8 @@
 /**
  * The provider webhook (issue 6, point 1; DECISIONS.md, "Provider format" and "Durability"): public sample
- * payloads of the WhatsApp Cloud API, every entry and message stored once, malformed payloads refused
- * with nothing stored, duplicates changing nothing, and the optional X-Hub-Signature-256.
+ * payloads of the WhatsApp Cloud API, every entry and message stored once, bodies that are not notifications
+ * refused with nothing stored, a malformed message rejected alone, duplicates changing nothing, and the
+ * optional X-Hub-Signature-256.
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -169,22 +170,12 @@ describe('POST /webhook/chat', () => {
     ['another object', { object: 'page', entry: [] }],
     ['entry not a list', { object: 'whatsapp_business_account', entry: {} }],
     [
-      'a message without an id',
+      'messages not a list',
       (() => {
         const p = textMessage({ from: '6281200000009', text: 'x' }) as {
-          entry: Array<{ changes: Array<{ value: { messages: Array<Record<string, unknown>> } }> }>;
+          entry: Array<{ changes: Array<{ value: { messages: unknown } }> }>;
         };
-        delete p.entry[0]?.changes[0]?.value.messages[0]?.id;
-        return p;
-      })(),
-    ],
-    [
-      'a message without a sender',
-      (() => {
-        const p = textMessage({ from: '6281200000009', text: 'x' }) as {
-          entry: Array<{ changes: Array<{ value: { messages: Array<Record<string, unknown>> } }> }>;
-        };
-        delete p.entry[0]?.changes[0]?.value.messages[0]?.from;
+        (p.entry[0]?.changes[0]?.value as { messages: unknown }).messages = { id: 'wamid.not-a-list' };
         return p;
       })(),
     ],
@@ -199,23 +190,52 @@ describe('POST /webhook/chat', () => {
     expect(await count('SELECT count(*) AS n FROM messaging_conversations')).toBe(conversations);
   });
 
-  it('refuses the whole notification when one of its messages is malformed (nothing of it is stored)', async () => {
-    const good = textMessage({ from: '6281200000010', text: 'halo', id: 'wamid.partial.good' }) as {
-      entry: Array<{ changes: Array<{ value: { messages: Array<Record<string, unknown>> } }> }>;
-    };
-    good.entry[0]?.changes[0]?.value.messages.push({
-      id: 'wamid.partial.bad',
-      timestamp: 'yesterday',
-      type: 'text',
-      from: '6281200000010',
-    });
-    expect((await postWebhook(gateway, good)).status).toBe(400);
-    expect(
-      await count(
-        "SELECT count(*) AS n FROM messaging_messages WHERE provider_message_id LIKE 'wamid.partial.%'",
-      ),
-    ).toBe(0);
-  });
+  it.each([
+    ['without an id', (m: Record<string, unknown>) => delete m.id, 'id: '],
+    ['without a sender', (m: Record<string, unknown>) => delete m.from, 'needs from or from_user_id'],
+    [
+      'with a timestamp that is not unix seconds',
+      (m: Record<string, unknown>) => (m.timestamp = 'yesterday'),
+      'timestamp: must be unix seconds',
+    ],
+  ])(
+    'stores the valid messages of a notification and rejects the one %s, reporting it (200: the provider must not retry)',
+    async (name, spoil, reason) => {
+      const tag = name.replaceAll(' ', '-');
+      const payload = textMessage({
+        from: '6281200000010',
+        text: 'halo',
+        id: `wamid.partial.${tag}.good`,
+      }) as {
+        entry: Array<{ changes: Array<{ value: { messages: Array<Record<string, unknown>> } }> }>;
+      };
+      const bad: Record<string, unknown> = {
+        id: `wamid.partial.${tag}.bad`,
+        from: '6281200000010',
+        timestamp: '1700000000',
+        type: 'text',
+        text: { body: 'x' },
+      };
+      spoil(bad);
+      payload.entry[0]?.changes[0]?.value.messages.push(bad);
+      const res = await postWebhook(gateway, payload);
+      expect(res.status).toBe(200);
+      const answer = (await res.json()) as { rejected: Array<{ path: string; reason: string }> };
+      expect(answer).toMatchObject({ received: 2, stored: 1, statuses: 0, rejectedCount: 1 });
+      expect(answer.rejected).toEqual([
+        {
+          path: 'entry.0.changes.0.value.messages.1',
+          id: typeof bad.id === 'string' ? bad.id : null,
+          reason: expect.stringContaining(reason) as unknown,
+        },
+      ]);
+      const stored = await db.pool.query<{ provider_message_id: string }>(
+        'SELECT provider_message_id FROM messaging_messages WHERE provider_message_id LIKE $1',
+        [`wamid.partial.${tag}.%`],
+      );
+      expect(stored.rows).toEqual([{ provider_message_id: `wamid.partial.${tag}.good` }]);
+    },
+  );
 
   it('stores and processes a duplicated delivery once, sequentially and 10 times in parallel, with one reply', async () => {
     const from = '6281277770001';

@@ -65,7 +65,7 @@ async function loadWithWrk(spec: LoadSpec): Promise<LoadResult> {
 
 function toMs(value: string | undefined): number {
   if (!value) return Number.NaN;
-  const match = /([\d.]+)(us|ms|s)/.exec(value);
+  const match = /^([\d.]+)(us|ms|s)$/.exec(value);
   if (!match) return Number.NaN;
   const n = Number(match[1]);
   return match[2] === 'us' ? n / 1000 : match[2] === 's' ? n * 1000 : n;

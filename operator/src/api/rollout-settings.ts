@@ -15,7 +15,8 @@ const durationPattern = new RegExp(DURATION_PATTERN);
 export function parseDuration(text: string): number {
   if (!durationPattern.test(text)) throw new Error(`not a duration like 24h, 1h30m or 90s: "${text}"`);
   let seconds = 0;
-  for (const [, amount, unit] of text.matchAll(/(\d+)([hms])/g))
+  // Sticky: the pattern above made the text a run of <digits><unit>, read from its start.
+  for (const [, amount, unit] of text.matchAll(/(\d+)([hms])/gy))
     seconds += Number(amount) * (UNIT_SECONDS[unit ?? 's'] ?? 1);
   return seconds;
 }

@@ -41,8 +41,11 @@ export function envHash(env: Readonly<Record<string, string>>): string {
 /** `<authConfigName>-env-<hash>`, the prefix shortened if the name would pass 253 characters. */
 export function configMapName(authConfigName: string, hash: string): string {
   const suffix = `-env-${hash}`;
-  const prefix = authConfigName.slice(0, MAX_NAME_LENGTH - suffix.length).replace(/[-.]+$/, '');
-  return `${prefix}${suffix}`;
+  const prefix = authConfigName.slice(0, MAX_NAME_LENGTH - suffix.length);
+  // No '-' or '.' before the suffix; scanned from the end (`/[-.]+$/` is quadratic on a long run of them).
+  let end = prefix.length;
+  while (end > 0 && '-.'.includes(prefix.charAt(end - 1))) end--;
+  return `${prefix.slice(0, end)}${suffix}`;
 }
 
 export interface ConfigMapOptions {

@@ -3,6 +3,8 @@ import type { Database } from '../../../gateway/src/db/database.ts';
 
 export interface MessagingMetrics {
   webhookAck(seconds: number): void;
+  /** Messages or status updates left out of an accepted notification (README, "Bad bytes in a notification"). */
+  webhookRejected(kind: 'message' | 'status', count: number): void;
   processed(outcome: 'processed' | 'retry' | 'dead', seconds: number): void;
   sent(outcome: 'sent' | 'retry' | 'failed'): void;
 }
@@ -17,6 +19,12 @@ export function createMessagingMetrics(registry: Registry, db: Database): Messag
     name: 'gatehouse_messaging_webhook_ack_seconds',
     help: 'Time from receiving a webhook notification to acknowledging it (persisted)',
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
+  });
+  const rejected = new Counter({
+    name: 'gatehouse_messaging_webhook_rejected_total',
+    help: 'Messages and status updates left out of an accepted webhook notification (invalid identifiers or shape)',
+    labelNames: ['kind'] as const,
     registers: [registry],
   });
   const processing = new Histogram({
@@ -58,6 +66,7 @@ export function createMessagingMetrics(registry: Registry, db: Database): Messag
   void depth;
   return {
     webhookAck: (seconds) => ack.observe(seconds),
+    webhookRejected: (kind, count) => rejected.inc({ kind }, count),
     processed: (outcome, seconds) => processing.observe({ outcome }, seconds),
     sent: (outcome) => sends.inc({ outcome }),
   };

@@ -41,9 +41,9 @@ function labelTerm(term: string): (labels: Record<string, string>) => boolean {
 export function fieldMatcher(selector: string | undefined): Matcher {
   if (!selector?.trim()) return () => true;
   const tests = selector.split(',').map((term): Matcher => {
-    const match = /^(metadata\.name|metadata\.namespace)\s*(!=|==|=)\s*(.*)$/.exec(term.trim());
+    const match = /^(metadata\.name|metadata\.namespace)\s*(!=|==|=)\s*(\S.*)?$/.exec(term.trim());
     if (!match) throw new KubeError(400, `field label not supported: ${term}`);
-    const [, field, op, value] = match;
+    const [, field, op, value = ''] = match;
     const read = (o: KubeObject): string | undefined =>
       field === 'metadata.name' ? o.metadata.name : o.metadata.namespace;
     return op === '!=' ? (o) => read(o) !== value : (o) => read(o) === value;

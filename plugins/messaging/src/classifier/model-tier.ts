@@ -1,8 +1,13 @@
 import { z } from 'zod';
 import type { ChatMessage, ChatModel, ModelFailure } from '../llm/chat-model.ts';
 import type { CompiledIntents } from './compile.ts';
-import { MAX_TEXT_CHARS } from './normalise.ts';
 import { INTENTS, type Classification, type FallThrough } from './types.ts';
+
+/**
+ * The model reads the first 1,000 characters of a message: the intent of a chat message is in its first
+ * lines, and a shorter prompt is a cheaper and faster call.
+ */
+export const MODEL_TEXT_MAX_CHARS = 1_000;
 
 /** What the model must answer (zod-validated; an intent outside INTENTS is invalid output). */
 export const modelAnswerSchema = z.object({
@@ -52,7 +57,7 @@ export async function classifyWithModel(
 ): Promise<Classification | FallThrough> {
   const messages: ChatMessage[] = [
     { role: 'system', content: systemPrompt },
-    { role: 'user', content: text.slice(0, MAX_TEXT_CHARS) },
+    { role: 'user', content: text.slice(0, MODEL_TEXT_MAX_CHARS) },
   ];
   const result = await model.completeJson(messages, modelAnswerSchema);
   if (!result.ok) return FAILURE_REASON[result.reason];

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compileIntentData } from './compile.ts';
 import { loadIntentData } from './intent-data.ts';
-import { BOUNDARY, EMAIL_TOKEN, MAX_TEXT_CHARS, PHONE_TOKEN } from './normalise.ts';
+import { RULE_TEXT_MAX_CHARS } from '../domain/text.ts';
+import { BOUNDARY, EMAIL_TOKEN, PHONE_TOKEN } from './normalise.ts';
 
 const { normalise } = compileIntentData(loadIntentData());
 const text = (input: string): string => normalise(input).join(' ');
@@ -65,8 +66,9 @@ describe('normalisation (issue 6, point 3)', () => {
     expect(text('berupa')).toBe('berupa');
   });
 
-  it('reads only the first MAX_TEXT_CHARS characters', () => {
-    expect(normalise(`mau daftar ${'x'.repeat(MAX_TEXT_CHARS)} biaya`)).not.toContain('biaya');
+  it('reads only the first RULE_TEXT_MAX_CHARS characters', () => {
+    expect(normalise(`mau daftar ${'x'.repeat(RULE_TEXT_MAX_CHARS)} biaya`)).not.toContain('biaya');
+    expect(normalise(`mau daftar ${'x '.repeat(2_000)} biaya`)).toContain('biaya');
   });
 
   it('maps symbols from the data and drops other emoji', () => {

@@ -1,3 +1,4 @@
+import { ruleText } from '../domain/text.ts';
 import type { IntentData } from './intent-data.ts';
 
 /** A clause boundary (sentence punctuation, a line break). Negation scope and phrases never cross one. */
@@ -12,7 +13,9 @@ export type NormalisationRules = IntentData['normalisation'];
 export type Normaliser = (text: string) => string[];
 
 // Compiled once: the normaliser runs on every message (bench target ≥ 50,000 messages/s).
-const EMAIL = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
+// An email address is a maximal run of EMAIL_LOCAL characters, an `@`, then EMAIL_DOMAIN (see `markEmails`).
+const EMAIL_LOCAL = /[\p{L}\p{N}._%+-]+/gu;
+const EMAIL_DOMAIN = /[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/uy;
 // 08…, 628…, +62 8…, with spaces, dots or dashes between digit groups (document 002: 62-prefixed numbers).
 const PHONE = /(?<![\d+])(?:\+?62[\s.-]?|0)8(?:[\s.-]?\d){7,12}(?!\d)/g;
 const DIGIT = /\d/;
@@ -26,13 +29,6 @@ const REDUPLICATION = /^(\p{L}{2,})2$/u;
 const EMAIL_MARK = '\uE000';
 const PHONE_MARK = '\uE001';
 
-/**
- * Only the start of a message is read. The intent of a chat message is in its first lines, and the bound
- * keeps every step linear in practice: the email pattern can backtrack quadratically over a long run of
- * word characters, and the webhook accepts bodies up to 50 MB from anyone.
- */
-export const MAX_TEXT_CHARS = 1_000;
-
 /** Longest first, so "fees" tries "es" before "s". */
 export function sortSuffixes(suffixes: readonly string[]): string[] {
   return [...suffixes].sort((a, b) => b.length - a.length);
@@ -40,6 +36,27 @@ export function sortSuffixes(suffixes: readonly string[]): string[] {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Replaces each email address with `mark`, as `/[local]+@[domain]/g` would find them, in linear time:
+ * only the runs of local-part characters are searched for, and a run is followed further only when an `@`
+ * ends it. (The single expression re-reads a long run from every start position when no `@` follows.)
+ */
+export function markEmails(text: string, mark = EMAIL_MARK): string {
+  let out = '';
+  let copied = 0;
+  EMAIL_LOCAL.lastIndex = 0;
+  for (let run = EMAIL_LOCAL.exec(text); run !== null; run = EMAIL_LOCAL.exec(text)) {
+    const at = run.index + run[0].length;
+    if (text.charCodeAt(at) !== 0x40) continue;
+    EMAIL_DOMAIN.lastIndex = at + 1;
+    if (EMAIL_DOMAIN.exec(text) === null) continue;
+    out += `${text.slice(copied, run.index)} ${mark} `;
+    copied = EMAIL_DOMAIN.lastIndex;
+    EMAIL_LOCAL.lastIndex = copied;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 function splitWords(text: string): string[] {
@@ -69,11 +86,10 @@ function createWordSplitter(rules: NormalisationRules): (text: string) => string
         )
       : null;
   return (text) => {
-    let s = (text.length > MAX_TEXT_CHARS ? text.slice(0, MAX_TEXT_CHARS) : text)
-      .normalize('NFKC')
-      .toLowerCase();
+    // Cut again after NFKC, which can make a character up to 18 long (U+FDFA).
+    let s = ruleText(ruleText(text).normalize('NFKC').toLowerCase());
     if (symbols) s = s.replace(symbols, (symbol) => ` ${symbolMap.get(symbol) ?? ''} `);
-    if (s.includes('@')) s = s.replace(EMAIL, ` ${EMAIL_MARK} `);
+    if (s.includes('@')) s = markEmails(s);
     if (DIGIT.test(s)) s = s.replace(PHONE, ` ${PHONE_MARK} `);
     s = s
       .replace(APOSTROPHE, '')
@@ -109,6 +125,10 @@ export function createNormaliser(rules: NormalisationRules, vocabulary?: Readonl
   const protectedWords = new Set(rules.typo.protected);
   const { minTokenLength } = rules.typo;
   const deletions = vocabulary ? buildDeletionIndex(vocabulary, rules.typo.minWordLength) : null;
+  // A token one insertion longer than the longest word cannot be one edit from any word; repairing it
+  // would only cost time (each candidate deletion copies the token: quadratic in its length).
+  let longestTypo = 0;
+  for (const word of vocabulary ?? []) longestTypo = Math.max(longestTypo, word.length + 1);
 
   /** Suffix stripping and typo repair toward the vocabulary. */
   function toVocabulary(token: string): string {
@@ -116,7 +136,8 @@ export function createNormaliser(rules: NormalisationRules, vocabulary?: Readonl
     const stem = stripSuffix(token, suffixes, vocabulary);
     if (stem !== null) return stem;
     if (vocabulary.has(token)) return token;
-    if (token.length < minTokenLength || protectedWords.has(token) || DIGIT.test(token)) return token;
+    if (token.length < minTokenLength || token.length > longestTypo) return token;
+    if (protectedWords.has(token) || DIGIT.test(token)) return token;
     return repairTypo(token, deletions) ?? token;
   }
 

@@ -1,3 +1,4 @@
+import { trimEndChars } from '../domain/text.ts';
 import type { z } from 'zod';
 
 /** Why a model call produced nothing usable; every one falls through to the next tier. */
@@ -34,7 +35,7 @@ export function createChatModel(options: {
   if (!baseUrl || !model) {
     return { model: null, completeJson: () => Promise.resolve({ ok: false, reason: 'disabled' }) };
   }
-  const url = `${baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const url = `${trimEndChars(baseUrl, '/')}/chat/completions`;
   return {
     model,
     async completeJson(messages, schema) {

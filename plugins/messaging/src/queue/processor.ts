@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Clock } from '../../../../gateway/src/clock.ts';
 import type { Database } from '../../../../gateway/src/db/database.ts';
 import type { Logger } from '../../../../gateway/src/logger.ts';
@@ -218,7 +219,7 @@ export function createProcessor(deps: {
         'UPDATE messaging_messages SET attempts = attempts + 1 WHERE id = ANY($1::uuid[])',
         [heads.map((h) => h.id)],
       );
-      const outcomes = await Promise.allSettled(heads.map((head) => decide(head, now)));
+      const outcomes = await settleEachOnItsOwnTurn(heads, (head) => decide(head, now));
       const done: MessageEffects[] = [];
       const failed: Array<[Head, unknown]> = [];
       outcomes.forEach((outcome, i) => {
@@ -279,6 +280,31 @@ export function createProcessor(deps: {
   }
 
   return { processBatch };
+}
+
+/**
+ * Starts `work` for each item on a turn of the event loop of its own and settles them all, like
+ * `Promise.allSettled(items.map(work))`. The synchronous part of processing a message (classifier tiers
+ * 1–2, extraction) then runs between two turns, where the gateway answers requests that arrived
+ * meanwhile, instead of a whole batch of it in one stretch (see ../../README.md, "Bounded work per
+ * message"). The asynchronous parts (model calls) still overlap.
+ */
+async function settleEachOnItsOwnTurn<T, R>(
+  items: readonly T[],
+  work: (item: T) => Promise<R>,
+): Promise<Array<PromiseSettledResult<R>>> {
+  const settling: Array<Promise<PromiseSettledResult<R>>> = [];
+  for (const item of items) {
+    await nextTurn();
+    // The outcome is handled as soon as the work starts, so a failure is never an unhandled rejection.
+    settling.push(
+      work(item).then(
+        (value) => ({ status: 'fulfilled', value }),
+        (reason: unknown) => ({ status: 'rejected', reason }),
+      ),
+    );
+  }
+  return Promise.all(settling);
 }
 
 /** DECISIONS.md, "Lead status" (the same rule the upsert applies in SQL). */

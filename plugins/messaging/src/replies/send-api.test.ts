@@ -58,10 +58,15 @@ describe('send API client', () => {
     expect(api.connections()).toBe(1);
   });
 
+  const NO_ID = 'send API answered without a valid message id';
   it.each([
     ['a non-2xx status', 503, '{"error":{}}', 'send API answered 503'],
-    ['an answer without a message id', 200, '{"messages":[]}', 'send API answered without a message id'],
-    ['an answer that is not JSON', 200, '<html>', 'send API answered without a message id'],
+    ['an answer without a message id', 200, '{"messages":[]}', NO_ID],
+    ['an answer that is not JSON', 200, '<html>', NO_ID],
+    // Stored as the outbound message's provider id: PostgreSQL refuses NUL, and a bounded id fits its index.
+    ['an id with a NUL', 200, '{"messages":[{"id":"wamid.\\u0000x"}]}', NO_ID],
+    ['an id with an unpaired surrogate', 200, '{"messages":[{"id":"wamid.\\ud800"}]}', NO_ID],
+    ['an id of 201 characters', 200, `{"messages":[{"id":"${'w'.repeat(201)}"}]}`, NO_ID],
   ])('reports %s as an error', async (_name, status, body, error) => {
     const api = await sendApi((_req, _body, res) => res.writeHead(status).end(body));
     const client = createSendApiClient({ baseUrl: api.url, token: undefined, timeoutMs: 2_000 });

@@ -1,5 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
+import { isCleanIdentifier } from '../domain/storable-text.ts';
+import { trimEndChars } from '../domain/text.ts';
 
 export type SendOutcome = { providerId: string } | { error: string };
 
@@ -17,7 +19,7 @@ export function createSendApiClient(options: {
   token: string | undefined;
   timeoutMs: number;
 }) {
-  const base = new URL(options.baseUrl.replace(/\/*$/, '/'));
+  const base = new URL(`${trimEndChars(options.baseUrl, '/')}/`);
   const transport = base.protocol === 'https:' ? https : http;
   const agent = new transport.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
 
@@ -56,10 +58,11 @@ export function createSendApiClient(options: {
               } catch {
                 id = undefined;
               }
+              // The id is stored and matched by status updates: like an inbound one, clean text, bounded.
               resolve(
-                typeof id === 'string'
+                typeof id === 'string' && id.length <= 200 && isCleanIdentifier(id)
                   ? { providerId: id }
-                  : { error: 'send API answered without a message id' },
+                  : { error: 'send API answered without a valid message id' },
               );
             });
           },

@@ -27,8 +27,25 @@ describe('ingest group commit', () => {
     const others = ['b', 'c', 'd'].map((id) => batcher.submit([message(id)]));
     release();
     expect(await first).toEqual(new Set(['a']));
-    for (const pending of others) expect(await pending).toEqual(new Set(['b', 'c', 'd']));
+    expect(await Promise.all(others)).toEqual([new Set(['b']), new Set(['c']), new Set(['d'])]);
     expect(writes).toEqual([['a'], ['b', 'c', 'd']]);
+  });
+
+  it('answers each submission with what it stored: an id stored once counts once, for the first carrying it', async () => {
+    let release: () => void = () => undefined;
+    let writes = 0;
+    const batcher = createIngestBatcher(async (messages) => {
+      if (++writes === 1) await new Promise<void>((resolve) => (release = resolve));
+      // The store: new ids are stored once; 'old' was stored by an earlier delivery.
+      return new Set(messages.map((m) => m.providerMessageId).filter((id) => id !== 'old'));
+    });
+    const first = batcher.submit([message('a')]);
+    const twice = batcher.submit([message('x'), message('x'), message('old')]);
+    const again = batcher.submit([message('x'), message('y')]);
+    release();
+    await first;
+    expect(await twice).toEqual(new Set(['x']));
+    expect(await again).toEqual(new Set(['y']));
   });
 
   it('writes each request on its own when a shared write fails, so only the bad one fails', async () => {

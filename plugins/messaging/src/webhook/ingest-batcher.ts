@@ -1,7 +1,10 @@
 import type { InboundMessage } from './notification.ts';
 
 export interface IngestBatcher {
-  /** Resolves once the messages are committed, with the provider ids that were new. */
+  /**
+   * Resolves once the messages are committed, with the provider ids this submission stored: ids that were
+   * new, each counted once, and for the first submission of a shared write that carried it.
+   */
   submit(messages: readonly InboundMessage[]): Promise<Set<string>>;
 }
 
@@ -40,12 +43,18 @@ export function createIngestBatcher(
       }
       try {
         const stored = await write(batch.flatMap((w) => w.messages));
-        for (const waiting of batch) waiting.resolve(stored);
+        const claimed = new Set<string>();
+        for (const waiting of batch) waiting.resolve(claim(waiting.messages, stored, claimed));
       } catch (err) {
         if (batch.length === 1) (batch[0] as Waiting).reject(err);
         else {
           await Promise.all(
-            batch.map((waiting) => write(waiting.messages).then(waiting.resolve, waiting.reject)),
+            batch.map((waiting) =>
+              write(waiting.messages).then(
+                (stored) => waiting.resolve(claim(waiting.messages, stored, new Set())),
+                waiting.reject,
+              ),
+            ),
           );
         }
       }
@@ -61,4 +70,20 @@ export function createIngestBatcher(
       });
     },
   };
+}
+
+/** The ids of `messages` that `stored` holds and no earlier submission claimed; claims them. */
+function claim(
+  messages: readonly InboundMessage[],
+  stored: ReadonlySet<string>,
+  claimed: Set<string>,
+): Set<string> {
+  const mine = new Set<string>();
+  for (const { providerMessageId: id } of messages) {
+    if (stored.has(id) && !claimed.has(id)) {
+      mine.add(id);
+      claimed.add(id);
+    }
+  }
+  return mine;
 }

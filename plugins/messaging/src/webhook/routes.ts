@@ -6,13 +6,17 @@ import { messagingErrors } from '../error-codes.ts';
 import type { MessagingMetrics } from '../metrics.ts';
 import { ingestStore } from '../store/ingest-store.ts';
 import { createIngestBatcher } from './ingest-batcher.ts';
-import { parseNotification } from './notification.ts';
+import { parseNotification, type Rejection } from './notification.ts';
 import { verifyHubSignature } from './signature.ts';
+
+/** Rejected items listed in an answer at most (`rejectedCount` has them all). */
+const MAX_REPORTED = 100;
 
 /**
  * The provider webhook (document 002: exempt; DECISIONS.md, "Provider format" and "Durability", binding).
- * `GET` answers the subscription challenge; `POST` persists every message of the notification in one
+ * `GET` answers the subscription challenge; `POST` persists every valid message of the notification in one
  * transaction before answering 200, then wakes the processing queue. A duplicate delivery changes nothing.
+ * The answer says what was stored and which items were rejected (README, "Bad bytes in a notification").
  */
 export function registerWebhookRoutes(
   ctx: PluginContext<MessagingEnv>,
@@ -60,10 +64,9 @@ export function registerWebhookRoutes(
         });
       }
       let stored = 0;
-      const mine = (ids: Set<string>) => parsed.messages.filter((m) => ids.has(m.providerMessageId)).length;
       if (parsed.statuses.length === 0) {
         // The usual notification: its messages join the next group-committed write.
-        if (parsed.messages.length > 0) stored = mine(await batcher.submit(parsed.messages));
+        if (parsed.messages.length > 0) stored = (await batcher.submit(parsed.messages)).size;
       } else {
         stored = await ctx.db.transaction(async (tx) => {
           const ids =
@@ -71,14 +74,40 @@ export function registerWebhookRoutes(
               ? await ingestStore.insertInbound(tx, parsed.messages, ctx.clock.now())
               : new Set<string>();
           for (const status of parsed.statuses) await ingestStore.applyStatus(tx, status);
-          return mine(ids);
+          return ids.size;
         });
       }
+      if (parsed.rejected.length > 0) reportRejected(ctx, deps.metrics, parsed.rejected);
       deps.metrics.webhookAck((performance.now() - started) / 1000);
       if (stored > 0) deps.messagesQueued();
-      res.json({ received: parsed.messages.length, stored, statuses: parsed.statuses.length });
+      res.json({
+        received: parsed.received.messages,
+        stored,
+        statuses: parsed.received.statuses,
+        rejectedCount: parsed.rejected.length,
+        rejected: parsed.rejected.slice(0, MAX_REPORTED),
+      });
     },
   });
+}
+
+/**
+ * A rejected item is answered, logged and counted, never retried: the provider resends a notification
+ * only when it is not acknowledged, and resending cannot fix a bad field (README, "Bad bytes in a
+ * notification").
+ */
+function reportRejected(
+  ctx: PluginContext<MessagingEnv>,
+  metrics: MessagingMetrics,
+  rejected: readonly Rejection[],
+): void {
+  const statuses = rejected.filter((r) => r.path.includes('.statuses.')).length;
+  if (rejected.length > statuses) metrics.webhookRejected('message', rejected.length - statuses);
+  if (statuses > 0) metrics.webhookRejected('status', statuses);
+  ctx.logger.warn(
+    { rejected: rejected.length, first: rejected.slice(0, 5) },
+    'messaging: webhook items rejected',
+  );
 }
 
 function sameSecret(given: string, expected: string): boolean {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Intent } from '../../classifier/types.ts';
+import { ruleText } from '../../domain/text.ts';
 import type { ChatMessage, ChatModel } from '../../llm/chat-model.ts';
 import type { LeadFields } from '../types.ts';
 import { normaliseEmail } from './email.ts';
@@ -56,7 +57,9 @@ export function createLeadExtractor(model: ChatModel): {
   extract(text: string, context: ExtractionContext): Promise<Extraction>;
 } {
   return {
-    async extract(text, context) {
+    async extract(fullText, context) {
+      // The model sees, and its values are checked against, what the rules read.
+      const text = ruleText(fullText);
       const rules = extractWithRules(text, { expectName: context.expectName });
       const found = Object.keys(rules.fields).length > 0;
       const byRules: Extraction = { ...rules, by: found ? 'regex' : 'none' };

@@ -1,3 +1,4 @@
+import { trimEndChars } from '../../domain/text.ts';
 import { BARE_NAME_FILLERS, HONORIFICS, NOT_NAME_WORDS } from './words.ts';
 
 /** How a name was found; an existing name is only replaced by an explicit phrase ("nama saya ..."). */
@@ -20,45 +21,38 @@ const TOKEN = /\p{L}[\p{L}\p{M}'’-]*\.?|\S/gu;
 /** "hahaha", "hehe", "wkwkwk": chat laughter, never a name. */
 const LAUGHTER = /^(?:(?:h[aeiou]){2,}h?|(?:wk){2,}w?)$/;
 
-/** Before the words: nothing that is part of a word ("anak saya" is not a clause start for "saya"). */
-const B = '(?<![\\p{L}\\p{N}])';
-
 /**
  * Phrases after which a name follows, explicitly: "nama saya X", "namaku X", "Nama: X", "saya bernama X",
- * "panggil saja X", "biasa dipanggil X", "my name is X", "call me X".
+ * "panggil saja X", "biasa dipanggil X", "my name is X", "call me X". Each starts where no letter or digit
+ * precedes (so "anak saya" does not start "saya ..."). Literals, so the linter checks that each is linear.
  */
 const EXPLICIT_PHRASES: readonly RegExp[] = [
-  new RegExp(
-    `${B}nama\\s+(?:lengkap\\s+)?(?:saya|aku|gue|gua|ku)(?:\\s+(?:adalah|ialah|yaitu))?\\s*[:=-]?\\s*`,
-    'giu',
-  ),
-  new RegExp(`${B}namaku(?:\\s+(?:adalah|ialah))?\\s*[:=-]?\\s*`, 'giu'),
-  new RegExp(`${B}nama(?:\\s+lengkap)?\\s*[:=]\\s*`, 'giu'),
-  new RegExp(`${B}(?:saya|aku)\\s+bernama\\s+`, 'giu'),
-  new RegExp(
-    `${B}(?:di)?panggil(?:\\s+(?:saja|aja))?(?:\\s+(?:saya|aku))?(?:\\s+(?:dengan|sebagai))?\\s+`,
-    'giu',
-  ),
-  new RegExp(`${B}my\\s+(?:full\\s+)?name(?:\\s+is|'s|’s)\\s*[:=-]?\\s*`, 'giu'),
-  new RegExp(`${B}(?:full\\s+)?name\\s*[:=]\\s*`, 'giu'),
-  new RegExp(`${B}call\\s+me\\s+`, 'giu'),
+  /(?<![\p{L}\p{N}])nama\s+(?:lengkap\s+)?(?:saya|aku|gue|gua|ku)(?:\s+(?:adalah|ialah|yaitu))?\s*[:=-]?/giu,
+  /(?<![\p{L}\p{N}])namaku(?:\s+(?:adalah|ialah))?\s*[:=-]?/giu,
+  /(?<![\p{L}\p{N}])nama(?:\s+lengkap)?\s*[:=]/giu,
+  /(?<![\p{L}\p{N}])(?:saya|aku)\s+bernama\s/giu,
+  /(?<![\p{L}\p{N}])(?:di)?panggil(?:\s+(?:saja|aja))?(?:\s+(?:saya|aku))?(?:\s+(?:dengan|sebagai))?\s/giu,
+  /(?<![\p{L}\p{N}])my\s+(?:full\s+)?name(?:\s+is|'s|’s)\s*[:=-]?/giu,
+  /(?<![\p{L}\p{N}])(?:full\s+)?name\s*[:=]/giu,
+  /(?<![\p{L}\p{N}])call\s+me\s/giu,
 ];
-
-/** Words after which a clause may start ("halo kak, saya Budi", "perkenalkan saya Budi"). */
-const OPENERS =
-  'halo|hallo|hai|hi|hello|hey|pagi|siang|sore|malam|permisi|perkenalkan|kenalkan|kenalin|kak|min|admin|ya|iya|ok|oke';
 
 /**
- * Loose phrases: "saya X", "aku X", "I'm X", "I am X", "this is X", only at the start of a clause, so that
- * "anak saya Budi" (my child Budi) or "email saya ..." give nothing.
+ * Loose phrases: "saya X", "aku X", "I'm X", "I am X", "this is X", only at the start of a clause (the
+ * start of the text, after sentence punctuation, or after an opener such as "halo", "perkenalkan", "kak"),
+ * so that "anak saya Budi" (my child Budi) or "email saya ..." give nothing.
  */
 const LOOSE_PHRASES: readonly RegExp[] = [
-  new RegExp(`(?:^|[,.!?;:]\\s*|${B}(?:${OPENERS})\\s+)(?:saya|aku)(?:\\s+(?:adalah|ialah))?\\s+`, 'giu'),
-  new RegExp(
-    `(?:^|[,.!?;:]\\s*|${B}(?:${OPENERS})\\s+)(?:i'm|i’m|im|i\\s+am|this\\s+is|it's|it’s)\\s+`,
-    'giu',
-  ),
+  /(?:^|[,.!?;:]\s*|(?<![\p{L}\p{N}])(?:halo|hallo|hai|hi|hello|hey|pagi|siang|sore|malam|permisi|perkenalkan|kenalkan|kenalin|kak|min|admin|ya|iya|ok|oke)\s+)(?:saya|aku)(?:\s+(?:adalah|ialah))?\s/giu,
+  /(?:^|[,.!?;:]\s*|(?<![\p{L}\p{N}])(?:halo|hallo|hai|hi|hello|hey|pagi|siang|sore|malam|permisi|perkenalkan|kenalkan|kenalin|kak|min|admin|ya|iya|ok|oke)\s+)(?:i'm|i’m|im|i\s+am|this\s+is|it's|it’s)\s/giu,
 ];
+
+/**
+ * Tokens `nameAt` reads after a phrase at most: a few titles ("Bapak Dr."), the longest name, and one more
+ * word to see that the name is too long. Reading a bounded number keeps the extractor linear when a
+ * message repeats a phrase thousands of times.
+ */
+const MAX_NAME_TOKENS = MAX_WORDS + 7;
 
 /**
  * Finds the sender's own name in a message (document 002: "Extractors recognise Indonesian phrases for
@@ -77,13 +71,13 @@ export function extractName(text: string, options: { expectName: boolean }): Nam
   const normalised = text.trim().replace(/[\r\n]+/g, ' , ');
   for (const phrase of EXPLICIT_PHRASES) {
     for (const match of normalised.matchAll(phrase)) {
-      const name = nameAt(normalised.slice(match.index + match[0].length), { requireCapital: false });
+      const name = nameAt(normalised, match.index + match[0].length, { requireCapital: false });
       if (name) return { name, source: 'phrase' };
     }
   }
   for (const phrase of LOOSE_PHRASES) {
     for (const match of normalised.matchAll(phrase)) {
-      const name = nameAt(normalised.slice(match.index + match[0].length), {
+      const name = nameAt(normalised, match.index + match[0].length, {
         requireCapital: !options.expectName,
       });
       if (name) return { name, source: 'loose' };
@@ -101,9 +95,7 @@ export function extractName(text: string, options: { expectName: boolean }): Nam
  * Returns the title-cased name or null.
  */
 export function asName(raw: string): string | null {
-  const words = raw
-    .trim()
-    .replace(/[.,;:!?]+$/u, '')
+  const words = trimEndChars(raw.trim(), '.,;:!?')
     .split(/\s+/)
     .filter((word) => word.length > 0);
   const kept = dropHonorifics(words);
@@ -111,10 +103,14 @@ export function asName(raw: string): string | null {
   return finish(kept);
 }
 
-/** The name at the start of `rest`, or null. */
-function nameAt(rest: string, options: { requireCapital: boolean }): string | null {
+/** The name that starts at `from` in `text` (after a phrase), or null. */
+function nameAt(text: string, from: number, options: { requireCapital: boolean }): string | null {
   const words: string[] = [];
-  for (const token of rest.match(TOKEN) ?? []) {
+  TOKEN.lastIndex = from;
+  for (let read = 0; read < MAX_NAME_TOKENS; read++) {
+    const match = TOKEN.exec(text);
+    if (match === null) break;
+    const token = match[0];
     const isWord = /^\p{L}/u.test(token);
     if (!isWord) break;
     const endsSentence = token.endsWith('.');
@@ -161,7 +157,7 @@ function dropHonorifics(words: string[]): string[] | null {
 }
 
 function isNameWord(word: string): boolean {
-  if (!NAME_WORD.test(word) || word.length > MAX_WORD_LENGTH) return false;
+  if (word.length > MAX_WORD_LENGTH || !NAME_WORD.test(word)) return false;
   const lower = word.toLowerCase();
   // "biayanya", "emailnya", "jadwalnya": a common word with the suffix -nya is no name either.
   if (LAUGHTER.test(lower)) return false;

@@ -46,23 +46,45 @@ export interface PhoneScan {
  * ("lulus 2024 081234567890") is retried on its space-separated parts, longest first.
  */
 export function scanPhones(text: string): PhoneScan {
-  const phones: string[] = [];
+  const phones = new Set<string>();
   const rest = text.replace(PHONE_CANDIDATE, (candidate) => {
     const phone = normalisePhone(candidate) ?? bestPart(candidate);
     if (!phone) return candidate;
-    if (!phones.includes(phone)) phones.push(phone);
+    phones.add(phone);
     return ' , ';
   });
-  return { phones, rest };
+  return { phones: [...phones], rest };
 }
+
+/**
+ * Digits a number written any accepted way can have: 0 + 9 national digits at least, 0062 + 0 + 12
+ * national digits at most. Parts outside this range are not tried, so a candidate of single digits
+ * separated by spaces costs a few calls of `normalisePhone`, not one per pair of its groups.
+ */
+const MIN_DIGITS = 10;
+const MAX_DIGITS = 17;
 
 function bestPart(candidate: string): string | null {
   const groups = candidate.trim().split(/\s+/);
+  // digitsBefore[i]: digits in groups[0..i-1].
+  const digitsBefore = [0];
+  for (const group of groups) digitsBefore.push((digitsBefore.at(-1) ?? 0) + countDigits(group));
   for (let length = groups.length - 1; length >= 1; length--) {
     for (let start = 0; start + length <= groups.length; start++) {
+      const digits = (digitsBefore[start + length] ?? 0) - (digitsBefore[start] ?? 0);
+      if (digits < MIN_DIGITS || digits > MAX_DIGITS) continue;
       const phone = normalisePhone(groups.slice(start, start + length).join(''));
       if (phone) return phone;
     }
   }
   return null;
+}
+
+function countDigits(text: string): number {
+  let digits = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x30 && code <= 0x39) digits++;
+  }
+  return digits;
 }

@@ -1,3 +1,4 @@
+import { ruleText } from '../../domain/text.ts';
 import type { LeadFields } from '../types.ts';
 import { scanEmails } from './email.ts';
 import { extractName, type NameSource } from './name.ts';
@@ -16,10 +17,11 @@ export interface RuleExtraction {
 /**
  * The regular-expression tier of lead extraction (document 002, "Lead extraction"): emails first, then
  * phone numbers in what remains, then a name in what remains after both (so "budi@example.com" never
- * reads as a name and "nama saya Budi, 0812..." stops at the number).
+ * reads as a name and "nama saya Budi, 0812..." stops at the number). Only the first RULE_TEXT_MAX_CHARS
+ * characters are read; every step is linear in them.
  */
 export function extractWithRules(text: string, options: { expectName: boolean }): RuleExtraction {
-  const emails = scanEmails(text);
+  const emails = scanEmails(ruleText(text));
   const phones = scanPhones(emails.rest);
   const name = extractName(phones.rest, options);
   const fields: LeadFields = {};

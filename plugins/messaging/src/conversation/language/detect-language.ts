@@ -1,3 +1,4 @@
+import { ruleText } from '../../domain/text.ts';
 import type { Language } from '../types.ts';
 
 /** Indonesian function words and chat words that English does not use. */
@@ -35,7 +36,9 @@ const ENGLISH = new Set(
 export function detectLanguage(text: string | null, previous: Language | undefined): Language {
   let indonesian = 0;
   let english = 0;
-  for (const word of (text ?? '').toLowerCase().split(/[^\p{L}'’]+/u)) {
+  for (const word of ruleText(text ?? '')
+    .toLowerCase()
+    .split(/[^\p{L}'’]+/u)) {
     if (word.length === 0) continue;
     const plain = word.replace(/’/g, "'");
     if (INDONESIAN.has(plain)) indonesian++;
