@@ -70,7 +70,7 @@ describe('README.md', () => {
     const targets = [...README.matchAll(/\]\(([^)\s]+)\)|^\[[^\]]+\]: (\S+)$/gm)]
       .map((match) => match[1] ?? match[2] ?? '')
       .filter((target) => !/^(https?:|mailto:|#)/.test(target))
-      .map((target) => target.replace(/#.*$/, ''));
+      .map((target) => target.split('#')[0] ?? '');
     expect(targets.length).toBeGreaterThan(10);
     expect(targets.filter((target) => !existsSync(path.join(REPO_ROOT, target)))).toEqual([]);
   });

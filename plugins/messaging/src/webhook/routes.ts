@@ -47,6 +47,10 @@ export function registerWebhookRoutes(
     method: 'POST',
     path: '/webhook/chat',
     exempt: true,
+    // One bad message must not refuse the whole notification (the provider would retry it for days): the
+    // webhook makes free text storable and rejects bad messages one by one itself (README, "Bad bytes in a
+    // notification"), so the core's whole-request text guard stands aside here.
+    checkText: false,
     handler: async (req, res) => {
       const started = performance.now();
       const secret = ctx.config.WEBHOOK_APP_SECRET;
