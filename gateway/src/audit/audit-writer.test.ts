@@ -31,4 +31,17 @@ describe('scrubPayload', () => {
       reason: 'wrong_password',
     });
   });
+
+  it('makes every string and key storable, so no row is lost to a NUL or an unpaired surrogate', () => {
+    expect(scrubPayload({ 'k\u0000': ['v\ud800', { deep: 'a\u0000' }], n: 1 })).toEqual({
+      'k\ufffd': ['v\ufffd', { deep: 'a\ufffd' }],
+      n: 1,
+    });
+  });
+
+  it('keeps nothing nested deeper than 8 levels', () => {
+    let deep: unknown = 'x\u0000';
+    for (let level = 0; level < 12; level++) deep = { deep };
+    expect(JSON.stringify(scrubPayload(deep))).toContain('"[nested too deep]"');
+  });
 });

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
+import { storableText } from '../text/storable-text.ts';
 
 /** One audit row (table `audit_log`, migration core/0001). */
 export interface AuditRecord {
@@ -32,12 +33,19 @@ export interface AuditWriter {
 const FORBIDDEN_KEY =
   /(pass(word)?|passwd|secret|token|otp|(otp|totp)_?code|authorization|cookie|api_?key|signature)$/i;
 
+/**
+ * The payload as it is stored: secret-looking keys redacted, and every string and key made storable (an audit
+ * row must not be lost because a value held U+0000 or an unpaired surrogate, which jsonb refuses). Nothing
+ * deeper than 8 levels is kept: what is not walked is not checked.
+ */
 export function scrubPayload(value: unknown, depth = 0): unknown {
-  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (typeof value === 'string') return storableText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > 8) return '[nested too deep]';
   if (Array.isArray(value)) return value.map((item) => scrubPayload(item, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
-    out[key] = FORBIDDEN_KEY.test(key) ? '[redacted]' : scrubPayload(inner, depth + 1);
+    out[storableText(key)] = FORBIDDEN_KEY.test(key) ? '[redacted]' : scrubPayload(inner, depth + 1);
   }
   return out;
 }
@@ -51,7 +59,7 @@ export function createAuditWriter(deps: { db: Database; clock: Clock; logger: Lo
       [
         deps.clock.now(),
         record.kind,
-        record.actor ?? null,
+        record.actor == null ? null : storableText(record.actor),
         record.requestId ?? null,
         record.ip ?? null,
         JSON.stringify(scrubPayload(record.payload ?? {})),

@@ -3,6 +3,7 @@ import { base64url, calculateJwkThumbprint, errors as joseErrors, jwtDecrypt, ty
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { Clock } from '../clock.ts';
+import { isCleanIdentifier } from '../text/storable-text.ts';
 
 /**
  * Layer 2, the forwarded session (DECISIONS.md, "API auth gate", binding): `X-Forwarded-Session` holds an
@@ -64,18 +65,9 @@ export type Encryption = keyof typeof ENCRYPTIONS;
  * value may hold a control character), so a token whose claims could not travel there is refused as a whole
  * (`claims`), never half-used.
  */
-const claimText = z.string().refine((value) => value.isWellFormed() && !hasControlCharacter(value), {
+const claimText = z.string().refine(isCleanIdentifier, {
   error: 'must be text without control characters',
 });
-
-/** C0 controls (U+0000-U+001F, tab included) and DEL. */
-function hasControlCharacter(value: string): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return true;
-  }
-  return false;
-}
 
 const claims = z.object({
   sub: claimText.min(1),

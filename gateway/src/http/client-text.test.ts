@@ -1,25 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ValidationIssue } from '../errors/gateway-error.ts';
-import { findUnstorableText, mayHoldUnstorableText, textProblem } from './client-text.ts';
+import { findUnstorableText, mayHoldUnstorableText } from './client-text.ts';
 
 const find = (part: string, value: unknown) => {
   const issues: ValidationIssue[] = [];
   findUnstorableText(part, value, issues);
   return issues;
 };
-
-describe('textProblem', () => {
-  it('accepts ordinary text, paired surrogates (emoji) and other control characters', () => {
-    expect(textProblem('Zoë 😀 \t\n\u0001\uffff')).toBeNull();
-  });
-
-  it('refuses U+0000 and unpaired surrogates, leading or trailing', () => {
-    expect(textProblem('a\u0000b')).toMatch(/U\+0000/);
-    for (const text of ['\ud800', 'a\udc00', '\ude00\ud83d', 'x\ud83d'])
-      expect(textProblem(text)).toMatch(/surrogate/);
-  });
-});
 
 describe('findUnstorableText', () => {
   it('reports each bad string with its dotted path, keys at their object', () => {

@@ -1,19 +1,8 @@
 import type { ValidationIssue } from '../errors/gateway-error.ts';
+import { textProblem } from '../text/storable-text.ts';
 
 /** Past this many, a request's text problems are not listed further (the response stays small). */
 const MAX_ISSUES = 20;
-
-/**
- * Why a string cannot be stored as PostgreSQL text or jsonb, or null when it can. PostgreSQL refuses
- * U+0000 in both (SQLSTATE 22021 and 22P05), and UTF-16 surrogates that are not paired are not Unicode
- * text at all: the driver would silently turn them into U+FFFD, so what is stored would differ from what
- * was sent. JSON's `\u0000` and `\ud800` escapes produce exactly these.
- */
-export function textProblem(text: string): string | null {
-  if (text.includes('\u0000')) return 'contains U+0000 (NUL), which text cannot hold';
-  if (!text.isWellFormed()) return 'contains an unpaired UTF-16 surrogate, which is not Unicode text';
-  return null;
-}
 
 interface Frame {
   readonly container: object;

@@ -1,21 +1,9 @@
+import { storableText } from '../../../../gateway/src/text/storable-text.ts';
+
 /**
- * What PostgreSQL can store. A `text` value refuses NUL (22021) and a `jsonb` value refuses NUL and a
- * lone surrogate (22P05, 22P02); identifiers must besides be plain printable text. See ../../README.md,
- * "Bad bytes in a notification".
+ * A provider's JSON made storable (../../README.md, "Bad bytes in a notification"); the rules for one string
+ * are the core's (gateway/src/text/storable-text.ts).
  */
-
-/** C0 and C1 control characters and DEL. */
-const CONTROL = /\p{Cc}/u;
-
-/** Whether an identifier (a message id, a phone number id, a type) is well-formed text without control characters. */
-export function isCleanIdentifier(value: string): boolean {
-  return value.isWellFormed() && !CONTROL.test(value);
-}
-
-/** Free text made storable: NUL and lone surrogates become U+FFFD; everything else is kept. */
-export function storableText(text: string): string {
-  return (text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text).toWellFormed();
-}
 
 /**
  * A copy of a parsed JSON value with every string, object keys included, made storable; or null when it is

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isCleanIdentifier, storableJson, storableText } from '../domain/storable-text.ts';
+import { isCleanIdentifier, storableText } from '../../../../gateway/src/text/storable-text.ts';
+import { storableJson } from '../domain/storable-text.ts';
 
 /**
  * The WhatsApp Cloud API webhook notification (DECISIONS.md, "Provider format", binding): every
