@@ -38,6 +38,7 @@ export async function defineFuzzSuite(mode: 'enforce' | 'warn', file: string): P
   describe(`${title} (${size})`, () => {
     const context = {
       values: { ids: fuzz.ids, sinkUrl: fuzz.sinkUrl },
+      rowIds: fuzz.rowIds,
       hints: fuzz.hints,
       maxString: settings.maxString,
       foreignSessions: mode === 'warn',

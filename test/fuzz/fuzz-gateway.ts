@@ -33,6 +33,8 @@ export interface FuzzGateway {
   hints: Readonly<Record<string, RouteHint>>;
   /** Ids of rows that exist (the caller's own excluded), for path parameters and id fields. */
   ids: readonly string[];
+  /** The same, by table (tables with a uuid `id` column). */
+  rowIds: Readonly<Record<string, readonly string[]>>;
   sinkUrl: string;
   log: ServerLog;
   close(): Promise<void>;
@@ -56,6 +58,8 @@ export async function startFuzzGateway(
     const caller = await createCaller(db.pool);
     const seeded = await seedData({ client, caller, pool: db.pool, sinkUrl: sink.url });
     const documents = await openApiDocuments(client, caller, gateway);
+    // The caller's own user, tenant and key are never aimed at: a fuzzed revoke would end the suite's access.
+    const fuzzable = (id: string) => id !== caller.userId && !seeded.protectedIds.includes(id);
     const running = gateway;
     return {
       mode,
@@ -66,7 +70,10 @@ export async function startFuzzGateway(
       authorise: mode === 'enforce' ? caller.withCredentials : caller.withoutCredentials,
       targets: fuzzTargets(gateway.routes, documents),
       hints: routeHints({ webhookVerifyToken: WEBHOOK_VERIFY_TOKEN }),
-      ids: seeded.ids.filter((id) => id !== caller.userId && !seeded.protectedIds.includes(id)),
+      ids: seeded.ids.filter(fuzzable),
+      rowIds: Object.fromEntries(
+        Object.entries(seeded.rowIds).map(([table, ids]) => [table, ids.filter(fuzzable)]),
+      ),
       sinkUrl: sink.url,
       log,
       async close() {

@@ -25,6 +25,8 @@ export interface FuzzRequest {
 
 export interface RequestContext {
   values: ValueContext;
+  /** Ids of existing rows by table, for path parameters (see request-url.ts). */
+  rowIds: Readonly<Record<string, readonly string[]>>;
   hints: Readonly<Record<string, RouteHint>>;
   maxString: number;
   /** Whether requests may carry a session token minted by an outside dashboard for an arbitrary `sub`. */

@@ -42,18 +42,31 @@ const RAW_PARAMETERS = [
 ];
 
 export function pathFor(target: FuzzTarget, context: RequestContext): fc.Arbitrary<string> {
-  const segments = target.pattern.split('/').map((segment): fc.Arbitrary<string> => {
+  const segments = target.pattern.split('/').map((segment, index, all): fc.Arbitrary<string> => {
     if (segment === '*')
       return fc.array(parameterValue(undefined, context), { maxLength: 3 }).map((parts) => parts.join('/'));
     if (!segment.startsWith(':')) return fc.constant(segment);
     const schema = target.params?.schema.properties as Record<string, SchemaRef['schema']> | undefined;
     const property = schema?.[segment.slice(1)];
+    const values = { ...context.values, preferredIds: idsNamedLike(all[index - 1] ?? '', context) };
     return parameterValue(
       property && target.params ? { schema: property, root: target.params.root } : undefined,
-      context,
+      { ...context, values },
     );
   });
   return fc.tuple(...segments).map((parts) => parts.join('/'));
+}
+
+/**
+ * Ids of the rows a parameter most likely names, by the route's naming convention: the segment before it
+ * (`/tenants/:id`, `/keys/:id/revoke`) names the table (`kyc_tenants`, `kyc_api_keys`).
+ */
+function idsNamedLike(segment: string, context: RequestContext): string[] {
+  const singular = segment.replace(/s$/, '');
+  if (singular.length < 3) return [];
+  return Object.entries(context.rowIds)
+    .filter(([table]) => table.includes(singular))
+    .flatMap(([, ids]) => ids);
 }
 
 function parameterValue(ref: SchemaRef | undefined, context: RequestContext): fc.Arbitrary<string> {

@@ -12,6 +12,8 @@ export type JsonSchema = { readonly [keyword: string]: unknown };
 export interface ValueContext {
   /** Ids of rows that exist (used for `format: uuid` half of the time). */
   readonly ids: readonly string[];
+  /** Ids most likely to be meant here (a path parameter's table), drawn most often when given. */
+  readonly preferredIds?: readonly string[];
   /** A URL on loopback that accepts any request (for `format: uri`). */
   readonly sinkUrl: string;
 }
@@ -72,9 +74,7 @@ function stringOf(schema: JsonSchema, context: ValueContext): fc.Arbitrary<strin
   const maxLength = Math.min(numberOr(schema.maxLength, 40), 200);
   switch (schema.format) {
     case 'uuid':
-      return context.ids.length > 0
-        ? fc.oneof(fc.constantFrom(...context.ids), fc.uuid({ version: 4 }))
-        : fc.uuid({ version: 4 });
+      return uuids(context);
     case 'email':
       return fc
         .tuple(fc.stringMatching(/^[a-z0-9]{1,12}$/), fc.constantFrom('example.com', 'example.org'))
@@ -96,6 +96,14 @@ function stringOf(schema: JsonSchema, context: ValueContext): fc.Arbitrary<strin
     }
   }
   return fc.string({ minLength, maxLength: Math.max(minLength, maxLength) });
+}
+
+function uuids(context: ValueContext): fc.Arbitrary<string> {
+  const choices: Array<fc.WeightedArbitrary<string>> = [{ weight: 1, arbitrary: fc.uuid({ version: 4 }) }];
+  if (context.ids.length > 0) choices.push({ weight: 1, arbitrary: fc.constantFrom(...context.ids) });
+  if (context.preferredIds?.length)
+    choices.push({ weight: 3, arbitrary: fc.constantFrom(...context.preferredIds) });
+  return fc.oneof(...choices);
 }
 
 function bounds(schema: JsonSchema, integer: boolean): { min?: number; max?: number } {

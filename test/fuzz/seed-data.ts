@@ -19,6 +19,8 @@ export interface SeededData {
   apiKey: string;
   /** Every uuid in the database once seeded. */
   ids: string[];
+  /** The ids of each table's rows (tables with a uuid `id`). */
+  rowIds: Record<string, string[]>;
   /** Ids the suite's own credentials depend on (its tenant and key). */
   protectedIds: string[];
 }
@@ -72,7 +74,8 @@ export async function seedData(deps: {
     textMessage({ from: '6281234567890', text: 'hello, I want to buy', id: 'wamid.seed.1' }),
   );
   await settled(deps.pool);
-  return { apiKey: own.key, ids: await everyUuid(deps.pool), protectedIds: [own.id, own.keyId] };
+  const { ids, rowIds } = await everyUuid(deps.pool);
+  return { apiKey: own.key, ids, rowIds, protectedIds: [own.id, own.keyId] };
 }
 
 /** Waits until background work (verifications, webhooks, the message) stops changing row counts. */
@@ -93,17 +96,19 @@ async function settled(pool: pg.Pool): Promise<void> {
   );
 }
 
-async function everyUuid(pool: pg.Pool): Promise<string[]> {
+async function everyUuid(pool: pg.Pool): Promise<Pick<SeededData, 'ids' | 'rowIds'>> {
   const { rows: columns } = await pool.query<{ table: string; column: string }>(
     `SELECT table_name AS table, column_name AS column FROM information_schema.columns
       WHERE table_schema = 'public' AND data_type = 'uuid'`,
   );
   const ids = new Set<string>();
+  const rowIds: Record<string, string[]> = {};
   for (const { table, column } of columns) {
     const { rows } = await pool.query<{ id: string }>(
       `SELECT DISTINCT "${column}"::text AS id FROM "${table}" WHERE "${column}" IS NOT NULL LIMIT 20`,
     );
     for (const row of rows) ids.add(row.id);
+    if (column === 'id') rowIds[table] = rows.map((row) => row.id).sort();
   }
-  return [...ids].sort();
+  return { ids: [...ids].sort(), rowIds };
 }
