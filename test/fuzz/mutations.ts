@@ -1,18 +1,20 @@
 /**
  * Mutations of a near-valid JSON body at any depth: a value replaced by a hostile or wrongly typed one, a
- * field removed, an extra field, a hostile key, a prototype key. Each mutation picks its place by index
- * into the list of the value's nodes, so shrinking leads to the fewest and simplest mutations.
+ * field removed, an extra field, a hostile key, a prototype key, a bad character in an accepted string, an
+ * extra field nested thousands of levels deep. Each mutation picks its place by index into the list of the
+ * value's nodes, so shrinking leads to the fewest and simplest mutations.
  */
 import fc from 'fast-check';
 import { badCharacter, hostileKey, hostileValue, prototypeObject } from './hostile-values.ts';
-import { JsonEntries, RawJson, type FuzzJson } from './json-text.ts';
+import { deeplyNested, JsonEntries, RawJson, type FuzzJson } from './json-text.ts';
 
 export type Mutation =
   | { kind: 'replace'; at: number; value: FuzzJson }
   | { kind: 'remove'; at: number }
   | { kind: 'add'; at: number; key: string; value: FuzzJson }
   | { kind: 'rename'; at: number; key: string }
-  | { kind: 'taint'; at: number; bad: string };
+  | { kind: 'taint'; at: number; bad: string }
+  | { kind: 'deepen'; key: string; value: FuzzJson };
 
 /** One to `most` mutations. */
 export function mutations(maxString: number, most = 3): fc.Arbitrary<Mutation[]> {
@@ -33,6 +35,16 @@ export function mutations(maxString: number, most = 3): fc.Arbitrary<Mutation[]>
     // A string the schema accepts, with one character the database or UTF-8 cannot take: it passes
     // validation and reaches SQL.
     { weight: 4, arbitrary: fc.record({ kind: fc.constant('taint'), at, bad: badCharacter }) },
+    // An extra field 10,000 levels deep in every object: whichever object the handler keeps whole (a
+    // message's raw payload) carries it to code that walks it.
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('deepen'),
+        key: fc.string({ maxLength: 5 }),
+        value: fc.constantFrom('array' as const, 'object' as const).map((kind) => deeplyNested(10_000, kind)),
+      }),
+    },
   );
   return fc.array(mutation, { minLength: 1, maxLength: most });
 }
@@ -43,22 +55,34 @@ export function applyMutations(value: FuzzJson, list: readonly Mutation[]): Fuzz
 }
 
 function applyOne(value: FuzzJson, mutation: Mutation): FuzzJson {
-  if (mutation.kind === 'taint') return taint(value, mutation.at, mutation.bad);
+  if (mutation.kind === 'taint') {
+    const bad = mutation.bad;
+    return changeNth(
+      value,
+      mutation.at,
+      (node) => typeof node === 'string',
+      (text) => insertMiddle(text as string, bad),
+    );
+  }
+  if (mutation.kind === 'deepen') return deepenAll(value, [mutation.key, mutation.value]);
   const nodes = countNodes(value);
   return rewrite(value, mutation.at % nodes, mutation).value;
 }
 
-/** Inserts `bad` in the middle of the value's string leaf number `at` (modulo their count). */
-function taint(value: FuzzJson, at: number, bad: string): FuzzJson {
-  const leaves = stringLeaves(value);
-  if (leaves === 0) return value;
-  let index = at % leaves;
+/** Changes the node number `at` (modulo their count) among the nodes `matches` selects, in pre-order. */
+function changeNth(
+  value: FuzzJson,
+  at: number,
+  matches: (node: FuzzJson) => boolean,
+  change: (node: FuzzJson) => FuzzJson,
+): FuzzJson {
+  const count = (node: FuzzJson): number =>
+    (matches(node) ? 1 : 0) + children(node).reduce((sum, [, child]) => sum + count(child), 0);
+  const total = count(value);
+  if (total === 0) return value;
+  let index = at % total;
   const walk = (node: FuzzJson): FuzzJson => {
-    if (typeof node === 'string') {
-      if (index-- !== 0) return node;
-      const middle = Math.floor(node.length / 2);
-      return node.slice(0, middle) + bad + node.slice(middle);
-    }
+    if (matches(node) && index-- === 0) return change(node);
     const entries = children(node);
     return entries.length === 0
       ? node
@@ -70,9 +94,22 @@ function taint(value: FuzzJson, at: number, bad: string): FuzzJson {
   return walk(value);
 }
 
-function stringLeaves(value: FuzzJson): number {
-  if (typeof value === 'string') return 1;
-  return children(value).reduce((sum, [, child]) => sum + stringLeaves(child), 0);
+function deepenAll(value: FuzzJson, entry: readonly [string, FuzzJson]): FuzzJson {
+  const entries = children(value).map(([key, child]) => [key, deepenAll(child, entry)] as const);
+  if (isObject(value)) return new JsonEntries([...entries, entry]);
+  return entries.length === 0 ? value : rebuild(value, entries);
+}
+
+function isObject(node: FuzzJson): boolean {
+  return (
+    node instanceof JsonEntries ||
+    (node !== null && typeof node === 'object' && !Array.isArray(node) && !(node instanceof RawJson))
+  );
+}
+
+function insertMiddle(text: string, inserted: string): string {
+  const middle = Math.floor(text.length / 2);
+  return text.slice(0, middle) + inserted + text.slice(middle);
 }
 
 function countNodes(value: FuzzJson): number {
@@ -121,6 +158,8 @@ function change(value: FuzzJson, mutation: Mutation): Rewritten {
     case 'rename':
       return { value, remaining: -1, renamed: mutation.key };
     case 'taint':
+    case 'deepen':
+      // Applied by applyOne before any walk.
       return { value, remaining: -1 };
     case 'add': {
       // Into an array: one more item; into an object: one more entry; on a scalar: the scalar becomes an
