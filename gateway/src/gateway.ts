@@ -28,7 +28,7 @@ import { buildPipeline, createExpressApp } from './http/pipeline.ts';
 import { createMetricsRegistry } from './http/registry.ts';
 import { registerUpstreams } from './http/upstreams.ts';
 import { createLoggers, type Logger } from './logger.ts';
-import { RouteConflictError, RouteTable } from './plugin/route-table.ts';
+import { RouteConflictError, RouteTable, type RouteSummary } from './plugin/route-table.ts';
 import type { PluginCommand } from './plugin/command.ts';
 import type { GatewayPlugin, ReadyInfo } from './plugin/types.ts';
 import { loadSettings, type Settings } from './settings.ts';
@@ -50,6 +50,11 @@ export interface RunningGateway {
   readonly db: Database;
   readonly logger: Logger;
   readonly audit: AuditWriter;
+  /**
+   * Every route of the route table with the schemas it declared, read-only: what tests that must cover
+   * each route (the fuzz suite, test/fuzz/) enumerate, so a route added later is covered without them.
+   */
+  readonly routes: readonly RouteSummary[];
   /** Stops accepting, drains in-flight requests (bounded), closes everything it opened. Idempotent. */
   close(): Promise<void>;
 }
@@ -185,7 +190,16 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         embedded,
         logger,
       }));
-    return { url, metricsUrl, config: settings.core, db, logger, audit, close };
+    return {
+      url,
+      metricsUrl,
+      config: settings.core,
+      db,
+      logger,
+      audit,
+      routes: routeTable.list(),
+      close,
+    };
   } catch (err) {
     await undo();
     throw err;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { RouteConflictError, RouteTable } from './route-table.ts';
 
 const handler = () => undefined;
@@ -51,5 +52,12 @@ describe('RouteTable', () => {
     expect(table.list()).toEqual([
       { owner: 'a', methods: ['POST'], pattern: '/p', exempt: false, sensitive: true },
     ]);
+  });
+
+  it('lists the schemas a route declared, so tests can build requests for every route', () => {
+    const table = new RouteTable();
+    const body = z.object({ name: z.string() });
+    table.registrar('a').add({ method: 'PUT', path: '/things/:id', schema: { body }, handler });
+    expect(table.list()[0]?.schema?.body).toBe(body);
   });
 });

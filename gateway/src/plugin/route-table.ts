@@ -65,12 +65,21 @@ export interface RouteRegistrar {
   add<P = Record<string, string>, Q = unknown, B = unknown>(route: RouteDefinition<P, Q, B>): void;
 }
 
+/** The zod schemas a route declared for the parts of the request its handler reads. */
+export interface RouteSchemas {
+  readonly params?: z.ZodType;
+  readonly query?: z.ZodType;
+  readonly body?: z.ZodType;
+}
+
 export interface RouteSummary {
   owner: string;
   methods: string[];
   pattern: string;
   exempt: boolean;
   sensitive: boolean;
+  /** What the route validates before its handler runs (none: the handler reads the request itself). */
+  schema?: RouteSchemas;
 }
 
 export class RouteConflictError extends Error {
@@ -140,6 +149,7 @@ export class RouteTable {
       pattern: definition.path,
       exempt: route.exempt,
       sensitive: route.sensitive,
+      ...(definition.schema ? { schema: definition.schema } : {}),
     });
   }
 }

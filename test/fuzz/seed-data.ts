@@ -1,0 +1,114 @@
+/**
+ * Rows for the fuzz suite to aim at, created through the gateway's own API before fuzzing: a KYC tenant with
+ * an API key for the caller (kept out of the fuzzed ids, so no fuzzed request revokes the suite's own
+ * key), another tenant with its key, verifications in several states with webhook deliveries, a second
+ * user and a messaging conversation. Path parameters and id fields then hit rows that exist.
+ */
+import argon2 from 'argon2';
+import type pg from 'pg';
+import { ARGON2_PARAMS } from '../../plugins/auth/src/service/password-hasher.ts';
+import { userStore } from '../../plugins/auth/src/store/user-store.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { textMessage } from '../helpers/whatsapp.ts';
+import type { Caller } from './credentials.ts';
+import type { HttpClient } from './raw-http.ts';
+import { changedTables, rowCounter } from './row-counts.ts';
+
+export interface SeededData {
+  /** The caller's KYC API key. */
+  apiKey: string;
+  /** Every uuid in the database once seeded. */
+  ids: string[];
+  /** The ids of each table's rows (tables with a uuid `id`). */
+  rowIds: Record<string, string[]>;
+  /** Ids the suite's own credentials depend on (its tenant and key). */
+  protectedIds: string[];
+}
+
+export async function seedData(deps: {
+  client: HttpClient;
+  caller: Caller;
+  pool: pg.Pool;
+  sinkUrl: string;
+}): Promise<SeededData> {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const raw = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const headers: Record<string, string> = raw ? { 'content-type': 'application/json' } : {};
+    const request = {
+      method,
+      path,
+      headers,
+      ...(raw ? { body: { plain: raw, sent: raw, headers: {}, description: '' } } : {}),
+    };
+    const res = await deps.client.send(await deps.caller.withCredentials(request));
+    if (res.status >= 300) throw new Error(`seeding: ${method} ${path} answered ${res.status}: ${res.text}`);
+    return JSON.parse(res.text || 'null') as Record<string, string>;
+  };
+  const tenant = async (name: string) => {
+    const created = await call('POST', '/api/v1/admin/kyc/tenants', {
+      name,
+      sandbox: true,
+      webhookUrl: `${deps.sinkUrl}/${name}`,
+    });
+    const key = await call('POST', `/api/v1/admin/kyc/tenants/${created.id}/keys`, { label: name });
+    return { id: created.id as string, keyId: key.id as string, key: key.key as string };
+  };
+
+  const own = await tenant('fuzz-caller');
+  const other = await tenant('fuzz-other');
+  deps.caller.useApiKey(own.key);
+  for (const ref of ['seed-1-approve', 'seed-2-review', 'seed-3']) {
+    await call('POST', '/api/v1/kyc/initiate', { type: 'INDIVIDUAL_KTP', subjectExternalRef: ref });
+  }
+  deps.caller.useApiKey(other.key);
+  await call('POST', '/api/v1/kyc/initiate', { type: 'INDIVIDUAL_KTP', subjectExternalRef: 'seed-4-reject' });
+  deps.caller.useApiKey(own.key);
+  await userStore.insertLocal(
+    deps.pool,
+    'fuzz-user@example.com',
+    await argon2.hash('fuzz user password 1', ARGON2_PARAMS),
+  );
+  await call(
+    'POST',
+    '/webhook/chat',
+    textMessage({ from: '6281234567890', text: 'hello, I want to buy', id: 'wamid.seed.1' }),
+  );
+  await settled(deps.pool);
+  const { ids, rowIds } = await everyUuid(deps.pool);
+  return { apiKey: own.key, ids, rowIds, protectedIds: [own.id, own.keyId] };
+}
+
+/** Waits until background work (verifications, webhooks, the message) stops changing row counts. */
+async function settled(pool: pg.Pool): Promise<void> {
+  const counter = await rowCounter(pool);
+  let last = await counter.counts();
+  let quiet = 0;
+  await eventually(
+    'seeded rows to settle',
+    30_000,
+    async () => {
+      const now = await counter.counts();
+      quiet = changedTables(last, now).length === 0 ? quiet + 1 : 0;
+      last = now;
+      return quiet >= 4 ? true : undefined;
+    },
+    100,
+  );
+}
+
+async function everyUuid(pool: pg.Pool): Promise<Pick<SeededData, 'ids' | 'rowIds'>> {
+  const { rows: columns } = await pool.query<{ table: string; column: string }>(
+    `SELECT table_name AS table, column_name AS column FROM information_schema.columns
+      WHERE table_schema = 'public' AND data_type = 'uuid'`,
+  );
+  const ids = new Set<string>();
+  const rowIds: Record<string, string[]> = {};
+  for (const { table, column } of columns) {
+    const { rows } = await pool.query<{ id: string }>(
+      `SELECT DISTINCT "${column}"::text AS id FROM "${table}" WHERE "${column}" IS NOT NULL LIMIT 20`,
+    );
+    for (const row of rows) ids.add(row.id);
+    if (column === 'id') rowIds[table] = rows.map((row) => row.id).sort();
+  }
+  return { ids: [...ids].sort(), rowIds };
+}
