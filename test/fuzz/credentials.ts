@@ -17,6 +17,7 @@ import { signatureHeader } from '../../gateway/src/gate/hmac.ts';
 import { AUTH_SECRET, COOKIE, INTERNAL_SECRET, mintSession } from '../helpers/gate.ts';
 import type { WireRequest } from './raw-http.ts';
 import type { FuzzRequest } from './request-arbitrary.ts';
+import { canonical } from '../helpers/accounts.ts';
 
 /** The application's origin (APP_BASE_URL of the fuzzed gateway): cookie routes that change state need it. */
 export const APP_ORIGIN = 'http://localhost:5173';
@@ -40,7 +41,7 @@ export async function createCaller(pool: pg.Pool): Promise<Caller> {
     cookieName: COOKIE,
     clock: systemClock,
   });
-  const email = 'fuzz-admin@example.com';
+  const email = canonical('fuzz-admin@example.com');
   const user = await userStore.insertLocal(
     pool,
     email,

@@ -9,8 +9,8 @@ const CODE = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/;
 
 /** Traces of internals that must never reach a client. Each is specific enough not to match echoed input. */
 const LEAKS: ReadonlyArray<[string, RegExp]> = [
-  ['a stack frame', /\bat (?:async )?[\w$.<>]+ \(|\n\s+at \S/],
-  ['a source path with a line number', /[\w./-]+\.(?:ts|js|mjs|cjs):\d+(?::\d+)?/],
+  ['a stack frame', /\bat (?:async )?[\w$.<>]+ \(|\n[ \t]+at \S/],
+  ['a source path with a line number', /(?<![\w./-])[\w./-]+\.(?:ts|js|mjs|cjs):\d+(?::\d+)?/],
   ['a node internal or dependency path', /node:internal|node_modules\//],
   ['SQL', /\b(?:SELECT\s[\s\S]*\sFROM|INSERT INTO|UPDATE\s+\w+\s+SET|DELETE FROM|ON CONFLICT)\b/],
   [

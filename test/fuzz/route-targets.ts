@@ -93,7 +93,7 @@ function documentedShapes(documents: readonly OpenApiDocument[], route: RouteSum
   const shapes: DocumentedShapes = { headers: [] };
   for (const document of documents) {
     for (const [path, item] of Object.entries(document.paths)) {
-      if (routeShape(path.replace(/\{[^}]+\}/g, ':p')) !== routeShape(route.pattern)) continue;
+      if (routeShape(path.replace(/\{[^{}]+\}/g, ':p')) !== routeShape(route.pattern)) continue;
       for (const method of route.methods) {
         const operation = item[method.toLowerCase()] as JsonSchema | undefined;
         if (operation) addOperation(shapes, operation, document);

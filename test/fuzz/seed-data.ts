@@ -13,6 +13,7 @@ import { textMessage } from '../helpers/whatsapp.ts';
 import type { Caller } from './credentials.ts';
 import type { HttpClient } from './raw-http.ts';
 import { changedTables, rowCounter } from './row-counts.ts';
+import { canonical } from '../helpers/accounts.ts';
 
 export interface SeededData {
   /** The caller's KYC API key. */
@@ -65,7 +66,7 @@ export async function seedData(deps: {
   deps.caller.useApiKey(own.key);
   await userStore.insertLocal(
     deps.pool,
-    'fuzz-user@example.com',
+    canonical('fuzz-user@example.com'),
     await argon2.hash('fuzz user password 1', ARGON2_PARAMS),
   );
   await call(
