@@ -94,6 +94,14 @@ describe('requests refused by the HTTP parser', () => {
     await expectRefusal(`GET /health?${query} HTTP/1.1\r\n${HOST}\r\n`, 414, 'request.uri_too_long');
   });
 
+  it('a HEAD refused for its length gets the head of the answer only: no body a client would misread', async () => {
+    const res = await exchange(`HEAD /${'a'.repeat(20_000)} HTTP/1.1\r\n${HOST}\r\n`);
+    expect(res.status).toBe(414);
+    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.body).toBe('');
+  });
+
   it('a 20 KB header → 431 request.headers_too_large', async () => {
     await expectRefusal(
       `GET /health HTTP/1.1\r\n${HOST}X-Big: ${'b'.repeat(20_000)}\r\n\r\n`,

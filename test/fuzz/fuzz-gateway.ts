@@ -116,6 +116,8 @@ function fuzzEnv(mode: 'enforce' | 'warn', databaseUrl: string, sink: Sink): Rec
     KYC_WORKER_INTERVAL_MS: '50',
     KYC_WEBHOOK_MAX_ATTEMPTS: '1',
     KYC_WEBHOOK_TIMEOUT_MS: '1000',
+    // The sink is on loopback, which webhook targets may only be with this setting.
+    KYC_WEBHOOK_ALLOW_PRIVATE: 'true',
     WEBHOOK_VERIFY_TOKEN,
     MESSAGING_API_BASE_URL: sink.url,
     MESSAGING_API_TOKEN: 'fuzz-send-token',

@@ -75,7 +75,7 @@ export function answerClientErrors(server: Server, logger: Logger): void {
       return;
     }
     const requestId = randomUUID();
-    socket.write(render(refusal, requestId, securityHeaders));
+    socket.write(render(refusal, requestId, securityHeaders, { withBody: !isHeadRequest(err) }));
     (socket as Socket).destroySoon();
     logger.info(
       { reqId: requestId, status: refusal.status, code: refusal.code, reason: err.code },
@@ -90,10 +90,20 @@ function responseStarted(socket: Duplex): boolean {
   return inFlight?.headersSent === true;
 }
 
+/**
+ * Whether the refused request is a HEAD, whose answer must not carry a body (a client would read the body as
+ * the start of a next response). The parser hands over the bytes it was reading: the request's first bytes
+ * when its head arrived in one read, which is how an over-long request line usually comes.
+ */
+function isHeadRequest(err: ClientError): boolean {
+  return err.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+}
+
 function render(
   error: GatewayError,
   requestId: string,
   securityHeaders: ReadonlyArray<readonly [string, string]>,
+  options: { withBody: boolean },
 ): Buffer {
   const body = Buffer.from(JSON.stringify(toProblem(error, requestId)));
   const head = [
@@ -105,5 +115,6 @@ function render(
     `Date: ${new Date().toUTCString()}`,
     'Connection: close',
   ];
-  return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), body]);
+  const headBytes = Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1');
+  return options.withBody ? Buffer.concat([headBytes, body]) : headBytes;
 }
