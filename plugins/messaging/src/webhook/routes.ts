@@ -81,7 +81,7 @@ export function registerWebhookRoutes(
           return ids.size;
         });
       }
-      if (parsed.rejected.length > 0) reportRejected(ctx, deps.metrics, parsed.rejected);
+      if (parsed.rejected.length > 0) reportRejected(ctx, deps.metrics, parsed.rejected, req.gatehouse.id);
       deps.metrics.webhookAck((performance.now() - started) / 1000);
       if (stored > 0) deps.messagesQueued();
       res.json({
@@ -98,18 +98,19 @@ export function registerWebhookRoutes(
 /**
  * A rejected item is answered, logged and counted, never retried: the provider resends a notification
  * only when it is not acknowledged, and resending cannot fix a bad field (README, "Bad bytes in a
- * notification").
+ * notification"). Logged at info with the request id: a sender's bad field, not a failure of the gateway.
  */
 function reportRejected(
   ctx: PluginContext<MessagingEnv>,
   metrics: MessagingMetrics,
   rejected: readonly Rejection[],
+  requestId: string,
 ): void {
   const statuses = rejected.filter((r) => r.path.includes('.statuses.')).length;
   if (rejected.length > statuses) metrics.webhookRejected('message', rejected.length - statuses);
   if (statuses > 0) metrics.webhookRejected('status', statuses);
-  ctx.logger.warn(
-    { rejected: rejected.length, first: rejected.slice(0, 5) },
+  ctx.logger.info(
+    { reqId: requestId, rejected: rejected.length, first: rejected.slice(0, 5) },
     'messaging: webhook items rejected',
   );
 }
