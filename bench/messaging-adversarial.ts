@@ -7,40 +7,17 @@
  * target: p99 under 50 ms while the messages are processed).
  * Output: JSON on stdout. Options (env): BENCH_ROUNDS (default 5), BENCH_REST_SECONDS per round (default 2).
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { adversarialTexts } from '../test/helpers/adversarial-text.ts';
 import { percentile, probeHealth, type HealthSample } from '../test/helpers/health-probe.ts';
 import { textMessage } from '../test/helpers/whatsapp.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
-import { freePort, startProcess, type Target } from './lib/processes.ts';
+import { startMessagingGateway, startSendApi } from './lib/messaging-gateway.ts';
+import type { Target } from './lib/processes.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const restSeconds = Number(process.env.BENCH_REST_SECONDS ?? 2);
-
-/** The provider's send API: accepts everything at once. */
-async function startSendApi(): Promise<{ url: string; close(): Promise<void> }> {
-  let sent = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      sent++;
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(`{"messages":[{"id":"wamid.out.${sent}"}]}`);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 function summary(samples: readonly HealthSample[]) {
   const latencies = samples.map((s) => s.ms);
@@ -59,27 +36,10 @@ async function main(): Promise<void> {
   const db = new pg.Client({ connectionString: postgres.url });
   let gateway: Target | undefined;
   try {
-    gateway = await startProcess({
+    gateway = await startMessagingGateway({
       name: 'gateway-messaging-adversarial',
-      args: [path.join(root, 'gateway/src/cli.ts'), 'serve'],
-      env: {
-        APP_ENV: 'production',
-        API_AUTH_MODE: 'enforce',
-        AUTH_MODE: 'local',
-        INTERNAL_API_SECRET: 'bench-internal-secret-0123456789abcdef',
-        AUTH_SECRET: 'bench-auth-secret-0123456789abcdef',
-        GATEWAY_PLUGINS: 'auth,messaging',
-        DATABASE_URL: postgres.url,
-        HOST: '127.0.0.1',
-        METRICS_PORT: String(await freePort()),
-        LOG_LEVEL: 'info',
-        WEBHOOK_VERIFY_TOKEN: 'bench',
-        MESSAGING_API_BASE_URL: sendApi.url,
-        MESSAGING_API_TOKEN: 'bench',
-      },
-      logFile: path.join(root, 'bench/out/gateway-messaging-adversarial.log'),
-      port: await freePort(),
-      readyPath: '/health',
+      databaseUrl: postgres.url,
+      sendApi,
     });
     const url = gateway.url;
     await db.connect();

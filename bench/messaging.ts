@@ -11,8 +11,6 @@
  * of the run on stderr: where PostgreSQL's time goes).
  */
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +20,8 @@ import pg from 'pg';
 import { cpuByCommand, cpuSpent } from './lib/cpu.ts';
 import { PHONE_NUMBER_ID, textMessage } from '../test/helpers/whatsapp.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
-import { freePort, startProcess, type Target } from './lib/processes.ts';
+import { startMessagingGateway, startSendApi } from './lib/messaging-gateway.ts';
+import { freePort, type Target } from './lib/processes.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -37,26 +36,6 @@ function notification(senders: number, text: string): string {
   return JSON.stringify(
     textMessage({ from: String(6281200000000 + (sequence % senders)), text, name: 'Bench' }),
   );
-}
-
-/** The provider's send API: accepts everything at once. */
-async function startSendApi(): Promise<{ url: string; count(): number; close(): Promise<void> }> {
-  let sent = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      sent++;
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(`{"messages":[{"id":"wamid.out.${sent}"}]}`);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    count: () => sent,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
 }
 
 /** Single-row INSERTs, one statement (and transaction) at a time per connection, for `ms`. */
@@ -132,27 +111,11 @@ async function main(): Promise<void> {
   const db = new pg.Client({ connectionString: postgres.url });
   try {
     const port = await freePort();
-    gateway = await startProcess({
+    gateway = await startMessagingGateway({
       name: 'gateway-messaging',
-      args: [path.join(root, 'gateway/src/cli.ts'), 'serve'],
-      env: {
-        APP_ENV: 'production',
-        API_AUTH_MODE: 'enforce',
-        AUTH_MODE: 'local',
-        INTERNAL_API_SECRET: 'bench-internal-secret-0123456789abcdef',
-        AUTH_SECRET: 'bench-auth-secret-0123456789abcdef',
-        GATEWAY_PLUGINS: 'auth,messaging',
-        DATABASE_URL: postgres.url,
-        HOST: '127.0.0.1',
-        METRICS_PORT: String(await freePort()),
-        LOG_LEVEL: 'info',
-        WEBHOOK_VERIFY_TOKEN: 'bench',
-        MESSAGING_API_BASE_URL: sendApi.url,
-        MESSAGING_API_TOKEN: 'bench',
-      },
-      logFile: path.join(root, 'bench/out/gateway-messaging.log'),
+      databaseUrl: postgres.url,
+      sendApi,
       port,
-      readyPath: '/health',
     });
     await db.connect();
     if (process.env.BENCH_PGSS) await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
