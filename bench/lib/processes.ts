@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { mkdirSync, openSync } from 'node:fs';
+import path from 'node:path';
 
 export { freePort } from '../../test/helpers/process.ts';
 
@@ -19,6 +20,7 @@ export async function startProcess(options: {
   readyPath: string;
 }): Promise<Target> {
   // Output goes straight to a file descriptor, not through a pipe this process would have to pump.
+  mkdirSync(path.dirname(options.logFile), { recursive: true });
   const log = openSync(options.logFile, 'w');
   const child: ChildProcess = spawn(
     process.execPath,
