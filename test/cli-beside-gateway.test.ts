@@ -5,16 +5,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  isolation,
-  killLeftovers,
-  npmStart,
-  postmasterPid,
-  removeDataDir,
-  type Isolation,
-  type StartedGateway,
-} from './helpers/npm-start.ts';
+import { describe, expect, it } from 'vitest';
+import { npmStartSuite, postmasterPid, type Isolation } from './helpers/npm-start.ts';
 import { isRunning, spawnNpm } from './helpers/process.ts';
 
 const TIMEOUT_MS = 150_000;
@@ -27,25 +19,14 @@ async function npmRun(where: Isolation, args: string[], stdin = '') {
 }
 
 describe('CLI commands and the embedded PostgreSQL', () => {
-  let where: Isolation;
-  let started: StartedGateway | undefined;
-  beforeAll(async () => {
-    where = await isolation('cli-beside');
-  });
-  afterEach(async () => {
-    await killLeftovers(started, where);
-    started = undefined;
-  }, 60_000);
-  afterAll(async () => {
-    await removeDataDir(where);
-  });
+  const suite = npmStartSuite('cli-beside');
 
   it(
     'admin create and migrate run beside `npm start` on its server, which keeps running',
     async () => {
-      started = await npmStart(where, { HOST: '127.0.0.1' });
+      const started = await suite.start({ HOST: '127.0.0.1' });
       const created = await npmRun(
-        where,
+        suite.where,
         ['gatehouse', '--', 'admin', 'create', '--email', 'admin@example.com'],
         'correct horse battery staple 42\n',
       );
@@ -53,12 +34,12 @@ describe('CLI commands and the embedded PostgreSQL', () => {
       expect(created).toMatchObject({ code: 0 });
       expect(created.stdout).toMatch(/^created administrator admin@example.com/m);
 
-      const migrated = await npmRun(where, ['migrate']);
+      const migrated = await npmRun(suite.where, ['migrate']);
       expect(migrated).toMatchObject({ code: 0 });
       expect(migrated.stdout).toMatch(/^0 migration\(s\) applied/m);
 
       // The commands left the gateway's server alone: same process, still serving the gateway.
-      expect(postmasterPid(where.dataDir)).toBe(started.postgresPid);
+      expect(postmasterPid(suite.where.dataDir)).toBe(started.postgresPid);
       expect(isRunning(started.postgresPid)).toBe(true);
       expect((await fetch(`${started.url}/api/v1/health/full`)).status).toBe(200);
     },
@@ -68,8 +49,8 @@ describe('CLI commands and the embedded PostgreSQL', () => {
   it(
     'a second gateway on the same DATA_DIR refuses to boot, naming the server already running',
     async () => {
-      started = await npmStart(where, { HOST: '127.0.0.1' });
-      const second = await npmRun(where, ['start'], '');
+      const started = await suite.start({ HOST: '127.0.0.1' });
+      const second = await npmRun(suite.where, ['start'], '');
       expect(second.code).toBe(1);
       expect(second.stderr).toContain(`is already running (pid ${started.postgresPid}`);
       expect(isRunning(started.postgresPid)).toBe(true);
@@ -81,14 +62,14 @@ describe('CLI commands and the embedded PostgreSQL', () => {
     'without a gateway, a command starts its own server (over a stale postmaster.pid) and stops it',
     async () => {
       // A lock file left by a server that is gone (a crash, a reboot): its pid names no process.
-      const stale = path.join(where.dataDir, 'pg', 'postmaster.pid');
+      const stale = path.join(suite.where.dataDir, 'pg', 'postmaster.pid');
       await writeFile(
         stale,
-        `999999999\n${path.join(where.dataDir, 'pg')}\n0\n${where.env.EMBEDDED_PG_PORT}\n\n127.0.0.1\n0 0\nready\n`,
+        `999999999\n${path.join(suite.where.dataDir, 'pg')}\n0\n${suite.where.env.EMBEDDED_PG_PORT}\n\n127.0.0.1\n0 0\nready\n`,
       );
-      const migrated = await npmRun(where, ['migrate']);
+      const migrated = await npmRun(suite.where, ['migrate']);
       expect(migrated).toMatchObject({ code: 0 });
-      expect(postmasterPid(where.dataDir)).toBeUndefined();
+      expect(postmasterPid(suite.where.dataDir)).toBeUndefined();
     },
     TIMEOUT_MS,
   );

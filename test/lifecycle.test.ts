@@ -8,18 +8,16 @@ import path from 'node:path';
 import pg from 'pg';
 import { fileURLToPath } from 'node:url';
 import { platform } from 'node:os';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parentDeathPrefix } from '../gateway/src/db/postmaster.ts';
 import { createTestDatabase } from './helpers/database.ts';
 import {
   expectAllStopped,
   isolation,
   killLeftovers,
-  npmStart,
+  npmStartSuite,
   postmasterPid,
   removeDataDir,
-  type Isolation,
-  type StartedGateway,
 } from './helpers/npm-start.ts';
 import { FIXTURE_CLI, freePort, processEnv, spawnGateway, type GatewayProcess } from './helpers/process.ts';
 
@@ -119,23 +117,12 @@ describe('embedded PostgreSQL (DATABASE_URL unset)', () => {
 });
 
 describe('npm start (the README command)', () => {
-  let where: Isolation;
-  let started: StartedGateway | undefined;
-  beforeAll(async () => {
-    where = await isolation('npm-start');
-  });
-  afterEach(async () => {
-    await killLeftovers(started, where);
-    started = undefined;
-  }, 60_000);
-  afterAll(async () => {
-    await removeDataDir(where);
-  });
+  const suite = npmStartSuite('npm-start');
 
   it(
     'boots with development settings and the embedded database, API gate disabled',
     async () => {
-      started = await npmStart(where, { HOST: '127.0.0.1' });
+      const started = await suite.start({ HOST: '127.0.0.1' });
       expect((await fetch(`${started.url}/health`)).status).toBe(200);
       expect(started.npm.stdout()).toContain('"apiAuthMode":"disabled"');
     },
@@ -146,9 +133,9 @@ describe('npm start (the README command)', () => {
   it(
     'SIGTERM to the npm process stops the gateway and its embedded PostgreSQL',
     async () => {
-      started = await npmStart(where, { HOST: '127.0.0.1' });
+      const started = await suite.start({ HOST: '127.0.0.1' });
       process.kill(started.npm.child.pid as number, 'SIGTERM');
-      await expectAllStopped(started, where);
+      await expectAllStopped(started, suite.where);
       expect(started.npm.stdout()).toContain('"reason":"received SIGTERM"');
       expect(started.npm.stdout()).toContain('"msg":"shutdown complete"');
       expect(await started.npm.exited).toBe(0);
@@ -159,9 +146,9 @@ describe('npm start (the README command)', () => {
   it(
     'Ctrl-C (SIGINT to the foreground process group, which npm forwards again): one clean shutdown',
     async () => {
-      started = await npmStart(where, { HOST: '127.0.0.1' });
+      const started = await suite.start({ HOST: '127.0.0.1' });
       process.kill(-(started.npm.child.pid as number), 'SIGINT');
-      await expectAllStopped(started, where);
+      await expectAllStopped(started, suite.where);
       expect(started.npm.stdout()).toContain('"msg":"shutdown complete"');
       // npm exits with its child's code: the SIGINT it forwarded was not taken for a second, impatient one.
       expect(await started.npm.exited).toBe(0);
@@ -172,9 +159,9 @@ describe('npm start (the README command)', () => {
   it(
     'npm killed with SIGKILL: the gateway notices it was left without a parent and stops, with its PostgreSQL',
     async () => {
-      started = await npmStart(where, { HOST: '127.0.0.1' });
+      const started = await suite.start({ HOST: '127.0.0.1' });
       process.kill(started.npm.child.pid as number, 'SIGKILL');
-      await expectAllStopped(started, where);
+      await expectAllStopped(started, suite.where);
       expect(started.npm.stdout()).toMatch(/"reason":"parent process \d+ exited/);
       expect(started.npm.stdout()).toContain('"msg":"shutdown complete"');
     },
@@ -190,9 +177,9 @@ describe('npm start (the README command)', () => {
         if (process.env.CI) throw new Error(message);
         return context.skip(message);
       }
-      started = await npmStart(where, { HOST: '127.0.0.1' });
+      const started = await suite.start({ HOST: '127.0.0.1' });
       process.kill(started.gatewayPid, 'SIGKILL');
-      await expectAllStopped(started, where);
+      await expectAllStopped(started, suite.where);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );

@@ -4,42 +4,23 @@
  * administrator from `npm run gatehouse -- admin create`; that admin signs in and changes a setting from a
  * browser on the gateway's address (cookie and Origin); SIGTERM to `npm start` stops everything.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  expectAllStopped,
-  isolation,
-  killLeftovers,
-  npmStart,
-  removeDataDir,
-  type Isolation,
-  type StartedGateway,
-} from './helpers/npm-start.ts';
+import { describe, expect, it } from 'vitest';
+import { expectAllStopped, npmStartSuite } from './helpers/npm-start.ts';
 import { spawnNpm } from './helpers/process.ts';
 
 const EMAIL = 'admin@example.com';
 const PASSWORD = 'correct horse battery staple 42';
 
 describe('quick start: npm start, the first admin, a settings change from the browser', () => {
-  let where: Isolation;
-  let started: StartedGateway | undefined;
-  beforeAll(async () => {
-    where = await isolation('newcomer');
-  });
-  afterEach(async () => {
-    await killLeftovers(started, where);
-    started = undefined;
-  }, 60_000);
-  afterAll(async () => {
-    await removeDataDir(where);
-  });
+  const suite = npmStartSuite('newcomer');
 
   it('works without setting any variable, and SIGTERM to npm start stops it all', async () => {
-    started = await npmStart(where);
-    const base = `http://127.0.0.1:${where.port}`;
+    const started = await suite.start();
+    const base = `http://127.0.0.1:${suite.where.port}`;
 
     const create = spawnNpm({
       args: ['run', 'gatehouse', '--', 'admin', 'create', '--email', EMAIL],
-      env: where.env,
+      env: suite.where.env,
     });
     create.child.stdin.end(`${PASSWORD}\n`);
     const created = await create.exited;
@@ -76,6 +57,6 @@ describe('quick start: npm start, the first admin, a settings change from the br
     expect(await forged.json()).toMatchObject({ code: 'auth.origin.mismatch' });
 
     process.kill(started.npm.child.pid as number, 'SIGTERM');
-    await expectAllStopped(started, where);
+    await expectAllStopped(started, suite.where);
   }, 180_000);
 });

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { eventually } from './eventually.ts';
 import { freePort, isRunning, spawnNpm, type GatewayProcess } from './process.ts';
 
@@ -125,4 +126,41 @@ export async function killLeftovers(started: StartedGateway | undefined, where: 
 
 export async function removeDataDir(where: Isolation): Promise<void> {
   await rm(where.dataDir, { recursive: true, force: true, maxRetries: 5 });
+}
+
+export interface NpmStartSuite {
+  /** The block's ports and DATA_DIR (set once the block's `beforeAll` ran). */
+  readonly where: Isolation;
+  /** `npm start` in the block's isolation; whatever it starts is killed after the test, whatever its outcome. */
+  start(extraEnv?: Record<string, string>): Promise<StartedGateway>;
+}
+
+/**
+ * Registers what a `describe` block of `npm start` tests needs: ports and a DATA_DIR of its own, nothing left
+ * running after each test (`killLeftovers`, also after a timeout), and the data removed at the end.
+ */
+export function npmStartSuite(name: string): NpmStartSuite {
+  let isolated: Isolation | undefined;
+  let started: StartedGateway | undefined;
+  beforeAll(async () => {
+    isolated = await isolation(name);
+  });
+  afterEach(async () => {
+    if (isolated) await killLeftovers(started, isolated);
+    started = undefined;
+  }, 60_000);
+  afterAll(async () => {
+    if (isolated) await removeDataDir(isolated);
+  });
+  const suite: NpmStartSuite = {
+    get where() {
+      if (!isolated) throw new Error(`npmStartSuite('${name}') is used outside its describe block's tests`);
+      return isolated;
+    },
+    async start(extraEnv = {}) {
+      started = await npmStart(suite.where, extraEnv);
+      return started;
+    },
+  };
+  return suite;
 }
