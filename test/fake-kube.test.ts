@@ -16,6 +16,7 @@ import {
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './helpers/eventually.ts';
 import { FakeKube, startTestCluster, type KubeObject } from './helpers/fake-kube/index.ts';
 
 const AUTHCONFIG = { group: 'gatehouse.dev', version: 'v1alpha1', plural: 'authconfigs', kind: 'AuthConfig' };
@@ -493,11 +494,129 @@ describe('faults', () => {
       status: 'Failure',
       message: 'configmaps "nope" not found',
       reason: 'NotFound',
-      details: { name: 'nope', group: '', kind: 'configmaps' },
+      details: { name: 'nope', kind: 'configmaps' },
       code: 404,
     });
     const anonymous = await fetch(`${fake.url}/api/v1/namespaces/${namespace}/configmaps`);
     expect(anonymous.status).toBe(401);
+  });
+});
+
+describe('namespaces', () => {
+  it('has the namespaces of a fresh cluster and serves Namespace objects (create, get, list)', async () => {
+    const names = (await core.listNamespace()).items.map((n) => n.metadata?.name);
+    expect(names).toEqual(expect.arrayContaining(['default', 'kube-system', 'kube-public']));
+    const created = await core.createNamespace({ body: { metadata: { name: 'team-a' } } });
+    expect(created.status?.phase).toBe('Active');
+    expect(created.spec?.finalizers).toEqual(['kubernetes']);
+    expect(created.metadata?.labels).toEqual({ 'kubernetes.io/metadata.name': 'team-a' });
+    expect(created.metadata?.namespace).toBeUndefined();
+    expect((await core.readNamespace({ name: 'team-a' })).metadata?.uid).toBe(created.metadata?.uid);
+    expect(await statusOf(core.createNamespace({ body: { metadata: { name: 'team-a' } } }))).toBe(409);
+    expect(await statusOf(core.createNamespace({ body: { metadata: { name: 'Team_B' } } }))).toBe(422);
+  });
+
+  it('refuses a create or an apply in a namespace that does not exist with 404 namespaces "x" not found', async () => {
+    const response = await fetch(`${fake.url}/api/v1/namespaces/nowhere/configmaps`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fake.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ metadata: { name: 'x' } }),
+    });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'namespaces "nowhere" not found',
+      reason: 'NotFound',
+      details: { name: 'nowhere', kind: 'namespaces' },
+      code: 404,
+    });
+    expect(
+      await statusOf(
+        apps.patchNamespacedDeployment(
+          { name: 'gw', namespace: 'nowhere', fieldManager: 'test', body: deployment('gw', 'gatehouse:1') },
+          setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+        ),
+      ),
+    ).toBe(404);
+    // A read of an object in a missing namespace is the object's own 404.
+    await expect(core.readNamespacedConfigMap({ name: 'x', namespace: 'nowhere' })).rejects.toMatchObject({
+      code: 404,
+      body: expect.stringContaining('configmaps \\"x\\" not found') as unknown,
+    });
+  });
+
+  it('deletes a namespace in two steps: Terminating (creates refused with 403), then every object in it', async () => {
+    await core.createNamespace({ body: { metadata: { name: 'doomed' } } });
+    await core.createNamespacedConfigMap({ namespace: 'doomed', body: { metadata: { name: 'a' } } });
+    await apps.createNamespacedDeployment({ namespace: 'doomed', body: deployment('gw', 'gatehouse:1') });
+    const from =
+      (await core.listNamespacedConfigMap({ namespace: 'doomed' })).metadata?.resourceVersion ?? '';
+    const watch = await openWatch('/api/v1/namespaces/doomed/configmaps', { resourceVersion: from });
+    const namespaces = await openWatch('/api/v1/namespaces', { resourceVersion: from });
+
+    // The client types the answer as a Status; the server sends the Namespace, now Terminating.
+    const response = await fetch(`${fake.url}/api/v1/namespaces/doomed`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${fake.token}` },
+    });
+    expect(response.status).toBe(200);
+    const terminating = (await response.json()) as KubeObject;
+    expect(terminating).toMatchObject({ kind: 'Namespace', status: { phase: 'Terminating' } });
+    expect(terminating.metadata.deletionTimestamp).toBeDefined();
+    expect(await namespaces.next()).toMatchObject({
+      type: 'MODIFIED',
+      object: { status: { phase: 'Terminating' } },
+    });
+
+    expect(await watch.next()).toMatchObject({ type: 'DELETED', object: { metadata: { name: 'a' } } });
+    expect(await namespaces.next()).toMatchObject({
+      type: 'DELETED',
+      object: { metadata: { name: 'doomed' } },
+    });
+    expect(await statusOf(apps.readNamespacedDeployment({ name: 'gw', namespace: 'doomed' }))).toBe(404);
+    expect(await statusOf(core.readNamespace({ name: 'doomed' }))).toBe(404);
+    watch.abort();
+    namespaces.abort();
+    await Promise.all([watch.done, namespaces.done]);
+  });
+
+  it('refuses creates in a terminating namespace (403) and a second delete (409); default cannot be deleted', async () => {
+    await core.createNamespace({ body: { metadata: { name: 'leaving' } } });
+    fake.holdNamespaces();
+    await core.deleteNamespace({ name: 'leaving' });
+    const late = core.createNamespacedConfigMap({
+      namespace: 'leaving',
+      body: { metadata: { name: 'late' } },
+    });
+    await expect(late).rejects.toMatchObject({ code: 403 });
+    expect(
+      JSON.parse(String(((await late.catch((e: unknown) => e)) as ApiException<string>).body)),
+    ).toMatchObject({
+      message:
+        'configmaps "late" is forbidden: unable to create new content in namespace leaving because it is being terminated',
+      reason: 'Forbidden',
+      details: { causes: [{ reason: 'NamespaceTerminating', field: 'metadata.namespace' }] },
+    });
+    expect(await statusOf(core.deleteNamespace({ name: 'leaving' }))).toBe(409);
+    fake.releaseNamespaces();
+    await eventually('the namespace is gone', 5000, async () =>
+      (await statusOf(core.readNamespace({ name: 'leaving' })).catch(() => 200)) === 404 ? true : undefined,
+    );
+    expect(await statusOf(core.deleteNamespace({ name: 'default' }))).toBe(403);
+  });
+
+  it('with implicitNamespaces (lenient, not a real server) creates the namespace on the first write', async () => {
+    const lenient = await FakeKube.start({ implicitNamespaces: true });
+    try {
+      const client = lenient.kubeConfig().makeApiClient(CoreV1Api);
+      await client.createNamespacedConfigMap({ namespace: 'anywhere', body: { metadata: { name: 'x' } } });
+      expect((await client.readNamespace({ name: 'anywhere' })).status?.phase).toBe('Active');
+    } finally {
+      await lenient.close();
+    }
   });
 });
 

@@ -3,3 +3,9 @@ export { startTestCluster, type TestCluster } from './cluster.ts';
 export { FakeKube, type FakeKubeOptions, type FaultOptions, type FaultTarget } from './server.ts';
 export { KubeError } from './status.ts';
 export type { CustomResourceOptions, KubeObject, RequestRecord } from './types.ts';
+export {
+  createNamespace,
+  createTestNamespace,
+  deleteNamespace,
+  uniqueNamespaceName,
+} from './test-namespace.ts';

@@ -1,4 +1,5 @@
 /** The resource types the fake server serves, and how an object's apiVersion is spelled. */
+import { NAMESPACE_RESOURCE } from './namespaces.ts';
 import type { CustomResourceOptions, ResourceType } from './types.ts';
 
 const builtin = (
@@ -22,6 +23,7 @@ const builtin = (
 
 /** Built-in types the operator touches (issue 7, point 6: ConfigMaps, Deployments, Events, Leases). */
 export const BUILTIN_RESOURCES: readonly ResourceType[] = [
+  NAMESPACE_RESOURCE,
   builtin('', 'v1', 'configmaps', 'ConfigMap'),
   builtin('', 'v1', 'events', 'Event'),
   builtin('apps', 'v1', 'deployments', 'Deployment', { statusSubresource: true, generation: true }),

@@ -29,7 +29,10 @@ export function parseResourcePath(pathname: string, registry: ResourceRegistry):
     return undefined;
   }
   let namespace: string | undefined;
-  if (rest[0] === 'namespaces' && rest.length >= 3) {
+  // `/api/v1/namespaces/{name}/status` (and `/finalize`) address the Namespace itself, not a collection in it.
+  const namespaceSubresource =
+    group === '' && rest.length === 3 && ['status', 'finalize'].includes(rest[2] ?? '');
+  if (rest[0] === 'namespaces' && rest.length >= 3 && !namespaceSubresource) {
     namespace = rest[1];
     rest = rest.slice(2);
   }
@@ -43,5 +46,6 @@ export function parseResourcePath(pathname: string, registry: ResourceRegistry):
     );
   }
   if (name !== undefined && namespace === undefined && resource.namespaced) return undefined;
+  if (namespace !== undefined && !resource.namespaced) return undefined;
   return { resource, namespace, name, subresource };
 }

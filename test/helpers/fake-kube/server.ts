@@ -9,6 +9,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import { apiVersionOf, BUILTIN_RESOURCES, customResource, ResourceRegistry } from './resources.ts';
 import { discoveryDocument } from './discovery.ts';
+import { NAMESPACE_RESOURCE, NamespaceLifecycle } from './namespaces.ts';
 import { parseResourcePath, type ResourceRequest } from './routes.ts';
 import { fieldMatcher, labelMatcher } from './selectors.ts';
 import { failureStatus, KubeError, successStatus } from './status.ts';
@@ -23,6 +24,11 @@ export interface FakeKubeOptions {
   token?: string;
   /** How many changes are retained for watches to resume from; older resourceVersions get 410 Gone. */
   watchWindow?: number;
+  /**
+   * Lenient, unlike a real server: a create in a namespace that does not exist creates the namespace instead of
+   * answering 404 `namespaces "x" not found`. Default false; only for suites not yet creating their namespaces.
+   */
+  implicitNamespaces?: boolean;
 }
 
 /** Which requests an injected fault hits. `writes` is POST, PUT, PATCH and DELETE. */
@@ -55,6 +61,7 @@ export class FakeKube {
   private readonly watches = new Set<WatchStream>();
   private readonly log: RequestRecord[] = [];
   private readonly faults: Fault[] = [];
+  private readonly namespaces: NamespaceLifecycle;
 
   private constructor(server: Server, options: FakeKubeOptions) {
     this.server = server;
@@ -62,6 +69,7 @@ export class FakeKube {
     this.url = `http://127.0.0.1:${port}`;
     this.token = options.token ?? 'fake-kube-token';
     this.store = new ObjectStore(options.watchWindow ?? 1000);
+    this.namespaces = new NamespaceLifecycle(this.store, { implicit: options.implicitNamespaces ?? false });
     const custom = options.customResource ? [customResource(options.customResource)] : [];
     this.registry = new ResourceRegistry([...BUILTIN_RESOURCES, ...custom]);
     this.store.subscribe((event) => {
@@ -111,6 +119,18 @@ export class FakeKube {
     return open.length;
   }
 
+  /**
+   * Namespaces deleted from now on stay Terminating (creates in them refused with 403) until
+   * `releaseNamespaces()`: the namespace controller of a real cluster removes their contents later.
+   */
+  holdNamespaces(): void {
+    this.namespaces.hold();
+  }
+
+  releaseNamespaces(): void {
+    this.namespaces.release();
+  }
+
   /** Open watches stay connected but receive nothing more; returns how many were stalled. */
   stallWatches(): number {
     const open = [...this.watches].filter((w) => !w.closed && !w.stalled);
@@ -133,6 +153,8 @@ export class FakeKube {
   }
 
   async close(): Promise<void> {
+    this.namespaces.release();
+    await this.namespaces.settle();
     for (const watch of this.watches) watch.destroy();
     this.watches.clear();
     this.server.closeAllConnections();
@@ -199,8 +221,8 @@ export class FakeKube {
     if (name === undefined) {
       if (method === 'GET' && record.watch) return this.watch(res, target, params);
       if (method === 'GET') return { code: 200, body: this.list(target, params) };
-      if (method === 'POST' && namespace !== undefined) {
-        return { code: 201, body: this.store.create(resource, namespace, body) };
+      if (method === 'POST' && (namespace !== undefined || !resource.namespaced)) {
+        return { code: 201, body: this.store.create(resource, namespace ?? '', body) };
       }
       throw new KubeError(405, `the server does not allow this method on the requested resource`);
     }
@@ -231,6 +253,7 @@ export class FakeKube {
       }
       case 'DELETE': {
         if (sub) throw new KubeError(405, 'the server does not allow this method on the requested resource');
+        if (resource === NAMESPACE_RESOURCE) return { code: 200, body: this.namespaces.delete(name) };
         const deleted = this.store.delete(resource, ns, name);
         if (resource.returnDeletedObject) return { code: 200, body: deleted };
         return {

@@ -51,7 +51,12 @@ export function successStatus(details: JsonObject): JsonObject {
 
 export function notFound(plural: string, name: string, group: string): KubeError {
   const qualified = group === '' ? plural : `${plural}.${group}`;
-  return new KubeError(404, `${qualified} "${name}" not found`, 'NotFound', { name, group, kind: plural });
+  // The real server omits an empty group from the details (the core group).
+  return new KubeError(404, `${qualified} "${name}" not found`, 'NotFound', {
+    name,
+    ...(group === '' ? {} : { group }),
+    kind: plural,
+  });
 }
 
 export function conflict(plural: string, name: string): KubeError {

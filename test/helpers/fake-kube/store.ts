@@ -18,6 +18,14 @@ type Listener = (event: ChangeEvent) => void;
 const keyOf = (resource: ResourceType, namespace: string, name: string): string =>
   `${resource.group}/${resource.plural}/${namespace}/${name}`;
 
+/** Checks a namespaced create (and an apply that creates) against the namespace lifecycle; throws to refuse. */
+export type NamespaceGuard = (resource: ResourceType, namespace: string, name: string) => void;
+
+interface Entry {
+  resource: ResourceType;
+  object: KubeObject;
+}
+
 /** What generation counts: everything outside metadata and status (the spec, a ConfigMap's data...). */
 function specPart(object: KubeObject): JsonObject {
   const { metadata: _metadata, status: _status, apiVersion: _apiVersion, kind: _kind, ...rest } = object;
@@ -32,7 +40,9 @@ export class ObjectStore {
   private revision = 0;
   /** Changes at or below this resourceVersion are gone from the window: resuming there is 410 Gone. */
   private compactedRevision = 0;
-  private readonly objects = new Map<string, KubeObject>();
+  private readonly objects = new Map<string, Entry>();
+  /** Set by the server: refuses creates in a namespace that does not exist or is terminating. */
+  namespaceGuard: NamespaceGuard | undefined;
   private readonly history: ChangeEvent[] = [];
   private readonly listeners = new Set<Listener>();
   /** Last configuration applied per object and field manager, to prune fields a manager stops applying. */
@@ -70,15 +80,22 @@ export class ObjectStore {
   get(resource: ResourceType, namespace: string, name: string): KubeObject {
     const found = this.objects.get(keyOf(resource, namespace, name));
     if (!found) throw notFound(resource.plural, name, resource.group);
-    return structuredClone(found);
+    return structuredClone(found.object);
   }
 
   list(resource: ResourceType, namespace: string | undefined): KubeObject[] {
     const prefix = `${resource.group}/${resource.plural}/${namespace === undefined ? '' : `${namespace}/`}`;
     return [...this.objects.entries()]
       .filter(([key]) => key.startsWith(prefix))
-      .map(([, object]) => structuredClone(object))
+      .map(([, entry]) => structuredClone(entry.object))
       .sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
+  }
+
+  /** Every object in a namespace, of every type, for the namespace's deletion. */
+  contentsOf(namespace: string): Array<{ resource: ResourceType; name: string }> {
+    return [...this.objects.values()]
+      .filter((entry) => entry.resource.namespaced && entry.object.metadata.namespace === namespace)
+      .map((entry) => ({ resource: entry.resource, name: entry.object.metadata.name ?? '' }));
   }
 
   create(resource: ResourceType, namespace: string, body: unknown): KubeObject {
@@ -90,12 +107,13 @@ export class ObjectStore {
     if (meta.resourceVersion) {
       throw new KubeError(400, 'resourceVersion should not be set on objects to be created', 'BadRequest');
     }
+    if (resource.namespaced) this.namespaceGuard?.(resource, namespace, meta.name);
     const key = keyOf(resource, namespace, meta.name);
     if (this.objects.has(key)) {
       const qualified = resource.group === '' ? resource.plural : `${resource.plural}.${resource.group}`;
       throw new KubeError(409, `${qualified} "${meta.name}" already exists`, 'AlreadyExists', {
         name: meta.name,
-        group: resource.group,
+        ...(resource.group === '' ? {} : { group: resource.group }),
         kind: resource.plural,
       });
     }
@@ -103,11 +121,13 @@ export class ObjectStore {
     if (resource.statusSubresource) delete object.status;
     object.apiVersion = apiVersionOf(resource);
     object.kind = resource.kind;
-    meta.namespace = namespace;
+    if (resource.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
     meta.uid = randomUUID();
     meta.creationTimestamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     if (resource.generation) meta.generation = 1;
     else delete meta.generation;
+    resource.prepareForCreate?.(object);
     return this.commit(resource, key, object, undefined);
   }
 
@@ -154,6 +174,15 @@ export class ObjectStore {
       sub,
       typeof precondition === 'string' ? precondition : undefined,
     );
+  }
+
+  /** A change made by the server itself (a controller, a lifecycle step): no strategy, no preconditions. */
+  mutate(resource: ResourceType, namespace: string, name: string, change: (object: KubeObject) => void) {
+    const existing = this.get(resource, namespace, name);
+    const next = structuredClone(existing);
+    change(next);
+    if (isDeepStrictEqual(next, existing)) return existing;
+    return this.commit(resource, keyOf(resource, namespace, name), next, existing);
   }
 
   delete(resource: ResourceType, namespace: string, name: string): KubeObject {
@@ -232,12 +261,14 @@ export class ObjectStore {
       next.metadata = {
         ...next.metadata,
         name,
-        namespace: existing.metadata.namespace,
         uid: existing.metadata.uid,
         creationTimestamp: existing.metadata.creationTimestamp,
       };
+      if (resource.namespaced) next.metadata.namespace = existing.metadata.namespace;
+      else delete next.metadata.namespace;
       delete next.metadata.generation;
       if (existing.metadata.generation !== undefined) next.metadata.generation = existing.metadata.generation;
+      resource.prepareForUpdate?.(next, existing);
       this.checkImmutable(resource, existing, next);
       if (resource.generation && !isDeepStrictEqual(specPart(existing), specPart(next))) {
         next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
@@ -268,7 +299,9 @@ export class ObjectStore {
     const object = structuredClone(body) as KubeObject;
     if (!isObject(object.metadata)) object.metadata = {};
     const meta = object.metadata;
-    if (meta.namespace !== undefined && meta.namespace !== namespace) {
+    // A cluster-scoped object's namespace is cleared, as the real server does.
+    if (!resource.namespaced) delete meta.namespace;
+    if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
       throw new KubeError(
         400,
         'the namespace of the provided object does not match the namespace sent on the request',
@@ -291,7 +324,7 @@ export class ObjectStore {
   ): KubeObject {
     this.revision += 1;
     object.metadata.resourceVersion = String(this.revision);
-    this.objects.set(key, structuredClone(object));
+    this.objects.set(key, { resource, object: structuredClone(object) });
     const type = previous ? 'MODIFIED' : 'ADDED';
     this.record({
       type,

@@ -38,6 +38,10 @@ export interface ResourceType {
   allowUnconditionalUpdate: boolean;
   /** DELETE answers with the deleted object (custom resources) rather than a Success Status. */
   returnDeletedObject: boolean;
+  /** The type's create strategy beyond the common one (a Namespace's phase and finalizer, say). */
+  prepareForCreate?: (object: KubeObject) => void;
+  /** The type's update strategy: `next` is about to replace `existing` through the main resource. */
+  prepareForUpdate?: (next: KubeObject, existing: KubeObject) => void;
 }
 
 /** The custom resource registered at start, e.g. gatehouse.dev/v1alpha1 authconfigs AuthConfig. */
