@@ -44,7 +44,7 @@ import type { ObjectKey, ReconcileResult, Reconciler } from '../operator/src/rec
 import { configMapFor } from '../operator/src/render/config-map.ts';
 import { renderEnv } from '../operator/src/render/env.ts';
 import { startOperator } from '../operator/src/runtime/operator.ts';
-import { FakeKube } from '../test/helpers/fake-kube/index.ts';
+import { createNamespace, FakeKube } from '../test/helpers/fake-kube/index.ts';
 
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 50);
 const TARGET_P99_MS = 2_000;
@@ -179,6 +179,9 @@ const core = kc.makeApiClient(CoreV1Api);
 const custom = kc.makeApiClient(CustomObjectsApi);
 const resource = { group: GROUP, version: VERSION, plural: PLURAL, namespace: NAMESPACE };
 
+// The API server creates nothing in a namespace that does not exist.
+await createNamespace(kc, NAMESPACE);
+await createNamespace(kc, `${NAMESPACE}-baseline`);
 // Baseline in the same run: the reconciler alone, called directly, in a namespace of its own.
 const baseline = await benchmarkApply({
   kubeConfig: kc,
