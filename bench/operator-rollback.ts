@@ -41,7 +41,7 @@ import { fileURLToPath } from 'node:url';
 import { AppsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../operator/src/api/names.ts';
 import { benchDeployment } from '../operator/src/reconcile/benchmark.ts';
-import { createNamespace, FakeKube } from '../test/helpers/fake-kube/index.ts';
+import { createNamespace, FakeKube, installCrdFile } from '../test/helpers/fake-kube/index.ts';
 import { CommitLog } from './lib/commit-log.ts';
 import { DeploymentObserver } from './lib/deployment-observer.ts';
 import { startOperatorProcess, type OperatorProcess } from './lib/operator-process.ts';
@@ -65,12 +65,16 @@ const NAMESPACE = 'bench-rollback';
 const OPERATOR_NAMESPACE = 'bench-rollback-system';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const LOG_FILE = path.join(root, 'bench/out/operator-rollback.log');
+const CRD_FILE = path.join(root, 'operator/deploy/crd.yaml');
 
 const wayOf = (index: number): Way => (index % 2 === 1 ? 'spec' : 'cli');
 
-/** The namespaces, the Deployment and the AuthConfig in warn, before any operator runs. */
+/** The CRD, the namespaces, the Deployment and the AuthConfig in warn, before any operator runs. */
 async function seed(fake: FakeKube, scenario: RollbackScenario): Promise<void> {
   const kc = fake.kubeConfig(NAMESPACE);
+  // The CRD as `kubectl apply -f operator/deploy/crd.yaml` installs it, so the server checks every
+  // AuthConfig write (the benchmark's and the operator's) against its schema and rules.
+  await installCrdFile(kc, CRD_FILE);
   await createNamespace(kc, NAMESPACE);
   await createNamespace(kc, OPERATOR_NAMESPACE);
   await kc
@@ -118,9 +122,7 @@ async function measure(bench: RollbackBench): Promise<Sample[]> {
   return samples;
 }
 
-const fake = await FakeKube.start({
-  customResource: { group: GROUP, version: VERSION, plural: PLURAL, kind: KIND },
-});
+const fake = await FakeKube.start();
 const kc = fake.kubeConfig(NAMESPACE);
 const scenario = new RollbackScenario(NAMESPACE, REUSE);
 const commits = new CommitLog(fake);
