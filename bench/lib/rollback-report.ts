@@ -16,19 +16,23 @@ export interface RollbackRun {
   operatorLog: string;
 }
 
+/** The summary of one measure over the samples that have it; `null` when none has (e.g. reused ConfigMaps). */
 const summaryOf = (
   samples: readonly Sample[],
   pick: (sample: Sample) => number | undefined,
-): LatencySummary => summarise(samples.flatMap((sample) => pick(sample) ?? []));
+): LatencySummary | null => {
+  const values = samples.flatMap((sample) => pick(sample) ?? []);
+  return values.length === 0 ? null : summarise(values);
+};
 
 const round2 = (value: number): number => Math.round(value * 100) / 100;
 
 /** The figures that decide the benchmark: the rollback per way and overall, and its shape. */
-export function rollbackFigures(samples: readonly Sample[]) {
+function rollbackFigures(samples: readonly Sample[]) {
   const spec = samples.filter((sample) => sample.way === 'spec');
   const cli = samples.filter((sample) => sample.way === 'cli');
   return {
-    all: summaryOf(samples, (sample) => sample.rollbackMs),
+    all: summarise(samples.map((sample) => sample.rollbackMs)),
     spec: summaryOf(spec, (sample) => sample.rollbackMs),
     cli: summaryOf(cli, (sample) => sample.rollbackMs),
     distribution: histogram(samples.map((sample) => sample.rollbackMs)),
