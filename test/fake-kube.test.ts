@@ -948,3 +948,58 @@ describe('startTestCluster', () => {
     }
   });
 });
+
+describe('custom objects under a schema that declares metadata', () => {
+  // `metadata: {type: object}` at the root, as operator/deploy/crd.yaml and generated CRDs have it: the
+  // server keeps the object's metadata whatever the schema says of it, and prunes only the rest.
+  const thingCrd: KubeObject = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'things.example.com' },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural: 'things', singular: 'thing', kind: 'Thing' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                metadata: { type: 'object' },
+                spec: { type: 'object', properties: { size: { type: 'integer' } } },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+
+  it('keeps the metadata of a created object and prunes only undeclared fields elsewhere', async () => {
+    await installCrd(kc, thingCrd);
+    const created = await kubeRequest(kc, 'POST', `/apis/example.com/v1/namespaces/${namespace}/things`, {
+      apiVersion: 'example.com/v1',
+      kind: 'Thing',
+      metadata: { name: 'one', labels: { app: 'x' }, annotations: { note: 'kept' } },
+      spec: { size: 3, colour: 'red' },
+    });
+    expect(created.status).toBe(201);
+    const read = await kubeRequest(kc, 'GET', `/apis/example.com/v1/namespaces/${namespace}/things/one`);
+    const thing = read.body as KubeObject;
+    expect(thing.metadata).toMatchObject({
+      name: 'one',
+      namespace,
+      labels: { app: 'x' },
+      annotations: { note: 'kept' },
+      generation: 1,
+    });
+    expect(thing.metadata.uid).toEqual(expect.any(String));
+    expect(thing.spec).toEqual({ size: 3 });
+  });
+});
