@@ -107,10 +107,16 @@ async function startOperator(
     identity: 'bench-rollback',
     logFile: LOG_FILE,
   });
-  await settled;
-  const firstConvergenceMs = performance.now() - startedAt;
-  await operatorIdle(operator);
-  return { operator, firstConvergenceMs };
+  try {
+    await settled;
+    const firstConvergenceMs = performance.now() - startedAt;
+    await operatorIdle(operator);
+    return { operator, firstConvergenceMs };
+  } catch (error) {
+    // Not handed to the caller yet, so its teardown would not stop it.
+    await operator.stop();
+    throw error;
+  }
 }
 
 async function measure(bench: RollbackBench): Promise<Sample[]> {
