@@ -31,7 +31,7 @@ function walk(schema: Schema, value: unknown, path: string, isRoot: boolean, pru
   for (const [key, child] of Object.entries(value)) {
     const declared = schema.properties?.[key];
     if (isRoot && TYPE_AND_OBJECT_META.has(key)) {
-      // Even when the schema declares them (`metadata: {type: object}` is common): the server keeps them.
+      // ObjectMeta is the server's own type, whatever the schema says of metadata.
       result[key] = child;
     } else if (declared) {
       result[key] = walk(
