@@ -6,7 +6,7 @@
  *
  * `npx node test/helpers/kube-tools.ts` extracts them and prints their paths.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -77,6 +77,51 @@ export function kubeTools(): Promise<KubeTools> {
     return tools;
   })();
   return ready;
+}
+
+export interface KubectlResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export type Kubectl = (args: readonly string[], options?: { input?: string }) => Promise<KubectlResult>;
+
+/**
+ * A runner of the real kubectl against `server`, through a kubeconfig written in `dir` (its own cache there too,
+ * so no run sees another's discovery). The kubeconfig carries no credentials: kubectl sends none to an
+ * `http://` server, so the fake must be started with `anonymous: true`. Runs from the repository root.
+ */
+export async function kubectlFor(server: string, dir: string): Promise<Kubectl> {
+  const { kubectl } = await kubeTools();
+  const kubeconfig = path.join(dir, 'kubeconfig');
+  const config = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'fake', cluster: { server } }],
+    users: [{ name: 'anonymous', user: {} }],
+    contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'anonymous', namespace: 'default' } }],
+    'current-context': 'fake',
+  };
+  // JSON is YAML: kubectl reads it as a kubeconfig file.
+  await writeFile(kubeconfig, JSON.stringify(config));
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    KUBECONFIG: kubeconfig,
+    KUBECACHEDIR: path.join(dir, 'cache'),
+  };
+  return (args, options = {}) =>
+    new Promise((resolve, reject) => {
+      const child = spawn(kubectl, args, { cwd: REPO_ROOT, env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.once('error', reject);
+      child.once('close', (code) => resolve({ code, stdout, stderr }));
+      child.stdin.end(options.input ?? '');
+    });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -9,6 +9,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import { apiVersionOf, BUILTIN_RESOURCES, customResource, ResourceRegistry } from './resources.ts';
 import { discoveryDocument } from './discovery.ts';
+import { openApiDocument, patchMediaTypes } from './openapi.ts';
 import { NAMESPACE_RESOURCE, NamespaceLifecycle } from './namespaces.ts';
 import { parseResourcePath, type ResourceRequest } from './routes.ts';
 import { fieldMatcher, labelMatcher } from './selectors.ts';
@@ -22,6 +23,11 @@ export interface FakeKubeOptions {
   customResource?: CustomResourceOptions;
   /** The bearer token requests must carry; others get 401. */
   token?: string;
+  /**
+   * Also accept requests that carry no credentials at all (a wrong token is still 401), as a server that
+   * authorises anonymous requests does. kubectl needs it: it never sends credentials to an `http://` server.
+   */
+  anonymous?: boolean;
   /** How many changes are retained for watches to resume from; older resourceVersions get 410 Gone. */
   watchWindow?: number;
   /**
@@ -48,6 +54,7 @@ interface Fault {
 
 const PATCH_KINDS: Record<string, PatchKind> = {
   'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
   'application/json-patch+json': 'json',
   'application/apply-patch+yaml': 'apply',
 };
@@ -62,12 +69,14 @@ export class FakeKube {
   private readonly log: RequestRecord[] = [];
   private readonly faults: Fault[] = [];
   private readonly namespaces: NamespaceLifecycle;
+  private readonly anonymous: boolean;
 
   private constructor(server: Server, options: FakeKubeOptions) {
     this.server = server;
     const { port } = server.address() as AddressInfo;
     this.url = `http://127.0.0.1:${port}`;
     this.token = options.token ?? 'fake-kube-token';
+    this.anonymous = options.anonymous ?? false;
     this.store = new ObjectStore(options.watchWindow ?? 1000);
     this.namespaces = new NamespaceLifecycle(this.store, { implicit: options.implicitNamespaces ?? false });
     const custom = options.customResource ? [customResource(options.customResource)] : [];
@@ -196,12 +205,15 @@ export class FakeKube {
     url: URL,
     record: RequestRecord,
   ): Promise<{ code: number; body: unknown } | 'streaming'> {
-    if (req.headers.authorization !== `Bearer ${this.token}`) throw new KubeError(401, 'Unauthorized');
+    const credentials = req.headers.authorization;
+    const anonymous = credentials === undefined && this.anonymous;
+    if (!anonymous && credentials !== `Bearer ${this.token}`) throw new KubeError(401, 'Unauthorized');
     const method = record.method;
     const body =
       method === 'GET' || method === 'DELETE' ? undefined : await readBody(req, record.contentType);
     this.injectFault(method);
-    const discovery = discoveryDocument(url.pathname, this.registry);
+    const discovery =
+      discoveryDocument(url.pathname, this.registry) ?? openApiDocument(url.pathname, this.registry);
     if (discovery) return { code: 200, body: discovery };
     const target = parseResourcePath(url.pathname, this.registry);
     if (!target)
@@ -233,11 +245,12 @@ export class FakeKube {
       case 'PUT':
         return { code: 200, body: this.store.replace(resource, ns, name, body, sub) };
       case 'PATCH': {
-        const kind = PATCH_KINDS[(record.contentType ?? '').split(';')[0]?.trim() ?? ''];
+        const mediaType = (record.contentType ?? '').split(';')[0]?.trim() ?? '';
+        const kind = patchMediaTypes(resource).includes(mediaType) ? PATCH_KINDS[mediaType] : undefined;
         if (!kind)
           throw new KubeError(
             415,
-            `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_KINDS).join(', ')}`,
+            `the body of the request was in an unknown format - accepted media types include: ${patchMediaTypes(resource).join(', ')}`,
           );
         const existed = kind === 'apply' && this.exists(target);
         const result = this.store.patch(

@@ -7,11 +7,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { applyConfiguration, isObject, jsonPatch, mergePatch } from './patch.ts';
 import { apiVersionOf } from './resources.ts';
 import { conflict, KubeError, notFound } from './status.ts';
+import { strategicMergePatch } from './strategic-merge.ts';
 import type { ChangeEvent, JsonObject, KubeObject, ResourceType } from './types.ts';
 
 export type Subresource = 'status' | undefined;
 
-export type PatchKind = 'merge' | 'json' | 'apply';
+export type PatchKind = 'merge' | 'strategic' | 'json' | 'apply';
 
 type Listener = (event: ChangeEvent) => void;
 
@@ -165,7 +166,8 @@ export class ObjectStore {
     if (kind === 'json')
       return this.update(resource, existing, withMetadata(jsonPatch(existing, body)), sub, undefined);
     if (!isObject(body)) throw new KubeError(400, 'merge patch must be a JSON object');
-    const candidate = withMetadata(mergePatch(existing, body) as JsonObject);
+    const patched = kind === 'strategic' ? strategicMergePatch(existing, body) : mergePatch(existing, body);
+    const candidate = withMetadata(patched as JsonObject);
     const precondition = isObject(body.metadata) ? body.metadata.resourceVersion : undefined;
     return this.update(
       resource,
