@@ -171,6 +171,26 @@ describe('kubectl against the fake', () => {
   });
 });
 
+describe('kubectl against the fake, where a real server differs from the fake or refuses', () => {
+  it('refuses an object of a kind nothing serves as a real server does: no matches for kind', async () => {
+    const kustomization = { apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization' };
+    const result = await kubectl(['apply', '-f', '-'], { input: JSON.stringify(kustomization) });
+    expect(result.code).toBe(1);
+    // Not a validation error: the v3 documents say the kind takes no fieldValidation, kubectl reads the
+    // (empty) v2 document to validate on its side, finds no schema for the kind, and fails to map it.
+    expect(result.stderr).toContain(
+      'no matches for kind "Kustomization" in version "kustomize.config.k8s.io/v1beta1"\nensure CRDs are installed first',
+    );
+    expect(fake.requests.some((r) => r.path === '/openapi/v2' && r.status === 200)).toBe(true);
+  });
+
+  it('refuses the protobuf body of kubectl create namespace with 415: the fake speaks JSON only', async () => {
+    const result = await kubectl(['create', 'namespace', 'from-protobuf']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Error from server (UnsupportedMediaType)');
+  });
+});
+
 describe('strategic merge patch directives', () => {
   async function patch(kind: string, name: string, body: unknown): Promise<Response> {
     const [prefix, plural] =

@@ -88,27 +88,17 @@ export interface KubectlResult {
 export type Kubectl = (args: readonly string[], options?: { input?: string }) => Promise<KubectlResult>;
 
 /**
- * A runner of the real kubectl against `server`, through a kubeconfig written in `dir` (its own cache there too,
- * so no run sees another's discovery). The kubeconfig carries no credentials: kubectl sends none to an
- * `http://` server, so the fake must be started with `anonymous: true`. Runs from the repository root.
+ * A runner of the real kubectl. Against the fake (`server` given), through a kubeconfig written in `dir` that
+ * carries no credentials: kubectl sends none to an `http://` server, so the fake must be started with
+ * `anonymous: true`. Without `server`, against the cluster of the caller's `KUBECONFIG`. Either way with its own
+ * cache in `dir`, so no run sees another's discovery, and from the repository root.
  */
-export async function kubectlFor(server: string, dir: string): Promise<Kubectl> {
+export async function kubectlFor(server: string | undefined, dir: string): Promise<Kubectl> {
   const { kubectl } = await kubeTools();
-  const kubeconfig = path.join(dir, 'kubeconfig');
-  const config = {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'fake', cluster: { server } }],
-    users: [{ name: 'anonymous', user: {} }],
-    contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'anonymous', namespace: 'default' } }],
-    'current-context': 'fake',
-  };
-  // JSON is YAML: kubectl reads it as a kubeconfig file.
-  await writeFile(kubeconfig, JSON.stringify(config));
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: dir,
-    KUBECONFIG: kubeconfig,
+    KUBECONFIG: server === undefined ? (process.env.KUBECONFIG ?? '') : await writeKubeconfig(server, dir),
     KUBECACHEDIR: path.join(dir, 'cache'),
   };
   return (args, options = {}) =>
@@ -122,6 +112,21 @@ export async function kubectlFor(server: string, dir: string): Promise<Kubectl> 
       child.once('close', (code) => resolve({ code, stdout, stderr }));
       child.stdin.end(options.input ?? '');
     });
+}
+
+async function writeKubeconfig(server: string, dir: string): Promise<string> {
+  const file = path.join(dir, 'kubeconfig');
+  const config = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'fake', cluster: { server } }],
+    users: [{ name: 'anonymous', user: {} }],
+    contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'anonymous', namespace: 'default' } }],
+    'current-context': 'fake',
+  };
+  // JSON is YAML: kubectl reads it as a kubeconfig file.
+  await writeFile(file, JSON.stringify(config));
+  return file;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -6,12 +6,19 @@
  * on the client) and the strategic merge patch media type (present for built-in kinds, absent for custom ones,
  * which kubectl then patches with a JSON merge patch). No schemas are published: kubectl then computes its
  * strategic merge patches from its own compiled-in types, as it does for any server without them.
+ *
+ * `/openapi/v2` is an empty document (no paths, no definitions): kubectl reads it, in protobuf, when the v3
+ * documents say a kind does not take `fieldValidation` (a kind no CRD defines yet), and validates nothing for
+ * a kind it does not describe, so the error is the real server's "no matches for kind".
  */
 import { createHash } from 'node:crypto';
 import { apiVersionOf, type ResourceRegistry } from './resources.ts';
+import type { ServerResponse } from 'node:http';
 import type { JsonObject, ResourceType } from './types.ts';
 
 const ROOT = '/openapi/v3';
+const V2 = '/openapi/v2';
+const V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 
 /** The patch media types the fake accepts; strategic merge only for built-in kinds, as on a real server. */
 export function patchMediaTypes(resource: ResourceType): string[] {
@@ -93,4 +100,30 @@ export function openApiDocument(pathname: string, registry: ResourceRegistry): J
   const key = trimmed.slice(ROOT.length + 1);
   const groupVersion = registry.groupVersions().find((gv) => documentKey(gv) === key);
   return groupVersion === undefined ? undefined : groupVersionDocument(groupVersion, registry);
+}
+
+/**
+ * Answers `GET /openapi/v2` when `pathname` is that: the empty document, as zero bytes of protobuf (an empty
+ * message) when asked for protobuf, else as JSON. Returns whether it answered.
+ */
+export function answerOpenApiV2(pathname: string, accept: string | undefined, res: ServerResponse): boolean {
+  if (pathname.replace(/\/$/, '') !== V2) return false;
+  if (accept?.includes(V2_PROTOBUF)) {
+    // What a real server answers with (Go's media type parser refuses the `@` of the asked type).
+    res.writeHead(200, {
+      'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+      'Content-Length': '0',
+    });
+    res.end();
+    return true;
+  }
+  const body = {
+    swagger: '2.0',
+    info: { title: 'Kubernetes', version: 'v1.34.0-fake' },
+    paths: {},
+    definitions: {},
+  };
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
+  return true;
 }

@@ -11,7 +11,7 @@ import { isCrdDocument, permissiveCrd, type CrdDocument } from './crd-document.t
 import { CRD_RESOURCE, CrdLifecycle } from './crds.ts';
 import { apiVersionOf, BUILTIN_RESOURCES, ResourceRegistry } from './resources.ts';
 import { discoveryDocument } from './discovery.ts';
-import { openApiDocument, patchMediaTypes } from './openapi.ts';
+import { answerOpenApiV2, openApiDocument, patchMediaTypes } from './openapi.ts';
 import { NAMESPACE_RESOURCE, NamespaceLifecycle } from './namespaces.ts';
 import { parseResourcePath, type ResourceRequest } from './routes.ts';
 import { fieldMatcher, labelMatcher } from './selectors.ts';
@@ -241,6 +241,8 @@ export class FakeKube {
     const body =
       method === 'GET' || method === 'DELETE' ? undefined : await readBody(req, record.contentType);
     this.injectFault(method);
+    // The OpenAPI v2 document is protobuf, not JSON: answered here ('streaming': the answer is written).
+    if (answerOpenApiV2(url.pathname, req.headers.accept, res)) return 'streaming';
     const discovery =
       discoveryDocument(url.pathname, this.registry) ?? openApiDocument(url.pathname, this.registry);
     if (discovery) return { code: 200, body: discovery };
@@ -410,6 +412,13 @@ async function readBody(req: IncomingMessage, contentType: string | undefined): 
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return undefined;
+  // kubectl's typed commands (`kubectl create namespace`) send protobuf; the fake speaks JSON only.
+  if (contentType?.startsWith('application/vnd.kubernetes.protobuf')) {
+    throw new KubeError(
+      415,
+      'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+    );
+  }
   try {
     // Apply patches are YAML (JSON is a subset of it); everything else is JSON.
     const parsed: unknown = contentType?.startsWith('application/apply-patch+yaml')
