@@ -137,6 +137,26 @@ describe('kubectl apply -f operator/deploy/, then an AuthConfig', () => {
     expect(created.metadata.namespace).toBe(namespace);
     expect(created.spec.target.name).toBe('gatehouse');
   });
+
+  it('refuses an invalid AuthConfig with the field named, whether it creates or patches', async () => {
+    const namespace = namespaces[0] ?? '';
+    const example = await readFile(new URL('../examples/authconfig.yaml', import.meta.url), 'utf8');
+    const badEnum = example
+      .replace('name: gateway', 'name: invalid')
+      .replace('mode: enforce #', 'mode: sometimes #');
+    const created = await cluster.kubectl(['apply', '-n', namespace, '-f', '-'], { input: badEnum });
+    expect(created.code).toBe(1);
+    expect(created.stderr).toContain(
+      'spec.apiAuth.mode: Unsupported value: "sometimes": supported values: "disabled", "warn", "enforce"',
+    );
+    // kubectl asks for strict field validation: an unknown field is an error, not silently dropped.
+    const unknownField = example.replace('appEnv: production', 'appEnv: production\n  appEnvironment: prod');
+    const patched = await cluster.kubectl(['apply', '-n', namespace, '-f', '-'], { input: unknownField });
+    expect(patched.code).toBe(1);
+    expect(patched.stderr).toContain('strict decoding error: unknown field "spec.appEnvironment"');
+    const names = await ok(cluster.kubectl, ['get', 'authconfigs', '-n', namespace, '-o', 'name']);
+    expect(names).toBe('authconfig.gatehouse.dev/gateway\n');
+  });
 });
 
 describe('kubectl apply -k operator', () => {
