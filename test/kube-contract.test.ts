@@ -36,9 +36,9 @@ const configMaps = (ns = namespace) => `/api/v1/namespaces/${ns}/configmaps`;
 const request = (method: string, path: string, body?: unknown, contentType?: string) =>
   kubeRequest(cluster.kc, method, path, body, contentType);
 
-/** The example AuthConfig of operator/deploy, namespace-free, under a new name. */
+/** The example AuthConfig (operator/examples/authconfig.yaml, namespace-free) under a new name. */
 function exampleAuthConfig(name: string): KubeObject {
-  const example = parseYaml(readFileSync('operator/deploy/example-authconfig.yaml', 'utf8')) as KubeObject;
+  const example = parseYaml(readFileSync('operator/examples/authconfig.yaml', 'utf8')) as KubeObject;
   const { namespace: _namespace, ...metadata } = example.metadata;
   return { ...example, metadata: { ...metadata, name } };
 }

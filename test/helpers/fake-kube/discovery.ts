@@ -1,6 +1,7 @@
 /**
  * Discovery for clients that look resources up (KubernetesObjectApi, kubectl): `/api`, `/api/v1`, `/apis`,
- * `/apis/{g}`, `/apis/{g}/{v}` and `/version`, following the types CRDs add and remove.
+ * `/apis/{g}`, `/apis/{g}/{v}` and `/version`, following the types CRDs add and remove. Only the plain
+ * (unaggregated) documents: kubectl asks for aggregated discovery first and falls back to these.
  */
 import { apiVersionOf, type ResourceRegistry } from './resources.ts';
 import type { JsonObject, ResourceType } from './types.ts';

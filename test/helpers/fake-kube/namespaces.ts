@@ -25,6 +25,8 @@ export const NAMESPACE_RESOURCE: ResourceType = {
   generation: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: true,
+  strategicMergePatch: true,
+  shortNames: ['ns'],
   prepareForCreate(object) {
     const name = object.metadata.name ?? '';
     checkName(name);

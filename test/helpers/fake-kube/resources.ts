@@ -18,16 +18,31 @@ const builtin = (
   generation: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
+  strategicMergePatch: true,
   ...extra,
 });
 
-/** Built-in types the operator touches (issue 7, point 6: ConfigMaps, Deployments, Events, Leases). */
+const RBAC = 'rbac.authorization.k8s.io';
+
+/**
+ * Built-in types: those the operator touches (ConfigMaps, Deployments, Events, Leases), and those its install
+ * (`operator/deploy/`) creates with kubectl (ServiceAccount and the RBAC kinds).
+ */
 export const BUILTIN_RESOURCES: readonly ResourceType[] = [
   NAMESPACE_RESOURCE,
-  builtin('', 'v1', 'configmaps', 'ConfigMap'),
-  builtin('', 'v1', 'events', 'Event'),
-  builtin('apps', 'v1', 'deployments', 'Deployment', { statusSubresource: true, generation: true }),
+  builtin('', 'v1', 'configmaps', 'ConfigMap', { shortNames: ['cm'] }),
+  builtin('', 'v1', 'events', 'Event', { shortNames: ['ev'] }),
+  builtin('', 'v1', 'serviceaccounts', 'ServiceAccount', { shortNames: ['sa'] }),
+  builtin('apps', 'v1', 'deployments', 'Deployment', {
+    statusSubresource: true,
+    generation: true,
+    shortNames: ['deploy'],
+  }),
   builtin('coordination.k8s.io', 'v1', 'leases', 'Lease'),
+  builtin(RBAC, 'v1', 'clusterroles', 'ClusterRole', { namespaced: false }),
+  builtin(RBAC, 'v1', 'clusterrolebindings', 'ClusterRoleBinding', { namespaced: false }),
+  builtin(RBAC, 'v1', 'roles', 'Role'),
+  builtin(RBAC, 'v1', 'rolebindings', 'RoleBinding'),
 ];
 
 export function apiVersionOf(resource: ResourceType): string {

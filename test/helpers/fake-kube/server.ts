@@ -11,6 +11,7 @@ import { isCrdDocument, permissiveCrd, type CrdDocument } from './crd-document.t
 import { CRD_RESOURCE, CrdLifecycle } from './crds.ts';
 import { apiVersionOf, BUILTIN_RESOURCES, ResourceRegistry } from './resources.ts';
 import { discoveryDocument } from './discovery.ts';
+import { answerOpenApiV2, openApiDocument, patchMediaTypes } from './openapi.ts';
 import { NAMESPACE_RESOURCE, NamespaceLifecycle } from './namespaces.ts';
 import { parseResourcePath, type ResourceRequest } from './routes.ts';
 import { fieldMatcher, labelMatcher } from './selectors.ts';
@@ -36,6 +37,11 @@ export interface FakeKubeOptions {
   crds?: readonly unknown[];
   /** The bearer token requests must carry; others get 401. */
   token?: string;
+  /**
+   * Also accept requests that carry no credentials at all (a wrong token is still 401), as a server that
+   * authorises anonymous requests does. kubectl needs it: it never sends credentials to an `http://` server.
+   */
+  anonymous?: boolean;
   /** How many changes are retained for watches to resume from; older resourceVersions get 410 Gone. */
   watchWindow?: number;
   /**
@@ -62,6 +68,7 @@ interface Fault {
 
 const PATCH_KINDS: Record<string, PatchKind> = {
   'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
   'application/json-patch+json': 'json',
   'application/apply-patch+yaml': 'apply',
 };
@@ -76,6 +83,7 @@ export class FakeKube {
   private readonly log: RequestRecord[] = [];
   private readonly faults: Fault[] = [];
   private readonly namespaces: NamespaceLifecycle;
+  private readonly anonymous: boolean;
   private readonly crds: CrdLifecycle;
 
   private constructor(server: Server, options: FakeKubeOptions) {
@@ -83,6 +91,7 @@ export class FakeKube {
     const { port } = server.address() as AddressInfo;
     this.url = `http://127.0.0.1:${port}`;
     this.token = options.token ?? 'fake-kube-token';
+    this.anonymous = options.anonymous ?? false;
     this.store = new ObjectStore(options.watchWindow ?? 1000);
     this.namespaces = new NamespaceLifecycle(this.store, { implicit: options.implicitNamespaces ?? false });
     this.registry = new ResourceRegistry([...BUILTIN_RESOURCES, CRD_RESOURCE]);
@@ -225,12 +234,17 @@ export class FakeKube {
     url: URL,
     record: RequestRecord,
   ): Promise<{ code: number; body: unknown; warnings?: string[] } | 'streaming'> {
-    if (req.headers.authorization !== `Bearer ${this.token}`) throw new KubeError(401, 'Unauthorized');
+    const credentials = req.headers.authorization;
+    const anonymous = credentials === undefined && this.anonymous;
+    if (!anonymous && credentials !== `Bearer ${this.token}`) throw new KubeError(401, 'Unauthorized');
     const method = record.method;
     const body =
       method === 'GET' || method === 'DELETE' ? undefined : await readBody(req, record.contentType);
     this.injectFault(method);
-    const discovery = discoveryDocument(url.pathname, this.registry);
+    // The OpenAPI v2 document is protobuf, not JSON: answered here ('streaming': the answer is written).
+    if (answerOpenApiV2(url.pathname, req.headers.accept, res)) return 'streaming';
+    const discovery =
+      discoveryDocument(url.pathname, this.registry) ?? openApiDocument(url.pathname, this.registry);
     if (discovery) return { code: 200, body: discovery };
     const target = parseResourcePath(url.pathname, this.registry);
     if (!target)
@@ -264,11 +278,12 @@ export class FakeKube {
       case 'PUT':
         return { code: 200, body: this.store.replace(resource, ns, name, body, write), warnings };
       case 'PATCH': {
-        const kind = PATCH_KINDS[(record.contentType ?? '').split(';')[0]?.trim() ?? ''];
+        const mediaType = (record.contentType ?? '').split(';')[0]?.trim() ?? '';
+        const kind = patchMediaTypes(resource).includes(mediaType) ? PATCH_KINDS[mediaType] : undefined;
         if (!kind)
           throw new KubeError(
             415,
-            `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_KINDS).join(', ')}`,
+            `the body of the request was in an unknown format - accepted media types include: ${patchMediaTypes(resource).join(', ')}`,
           );
         const existed = kind === 'apply' && this.exists(target);
         const result = this.store.patch(
@@ -397,6 +412,13 @@ async function readBody(req: IncomingMessage, contentType: string | undefined): 
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return undefined;
+  // kubectl's typed commands (`kubectl create namespace`) send protobuf; the fake speaks JSON only.
+  if (contentType?.startsWith('application/vnd.kubernetes.protobuf')) {
+    throw new KubeError(
+      415,
+      'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+    );
+  }
   try {
     // Apply patches are YAML (JSON is a subset of it); everything else is JSON.
     const parsed: unknown = contentType?.startsWith('application/apply-patch+yaml')

@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { applyConfiguration, isObject, jsonPatch, mergePatch } from './patch.ts';
 import { apiVersionOf } from './resources.ts';
 import { conflict, KubeError, notFound } from './status.ts';
+import { strategicMergePatch } from './strategic-merge.ts';
 import type { ChangeEvent, JsonObject, KubeObject, ResourceType, WriteContext } from './types.ts';
 
 export type Subresource = 'status' | undefined;
@@ -16,7 +17,7 @@ export function internalWrite(subresource?: Subresource): WriteContext {
   return { fieldValidation: 'Ignore', subresource, warnings: [] };
 }
 
-export type PatchKind = 'merge' | 'json' | 'apply';
+export type PatchKind = 'merge' | 'strategic' | 'json' | 'apply';
 
 type Listener = (event: ChangeEvent) => void;
 
@@ -177,7 +178,8 @@ export class ObjectStore {
     if (kind === 'json')
       return this.update(resource, existing, withMetadata(jsonPatch(existing, body)), write, undefined);
     if (!isObject(body)) throw new KubeError(400, 'merge patch must be a JSON object');
-    const candidate = withMetadata(mergePatch(existing, body) as JsonObject);
+    const patched = kind === 'strategic' ? strategicMergePatch(existing, body) : mergePatch(existing, body);
+    const candidate = withMetadata(patched as JsonObject);
     const precondition = isObject(body.metadata) ? body.metadata.resourceVersion : undefined;
     return this.update(
       resource,

@@ -43,6 +43,11 @@ export interface ResourceType {
   allowUnconditionalUpdate: boolean;
   /** DELETE answers with the deleted object (custom resources) rather than a Success Status. */
   returnDeletedObject: boolean;
+  /**
+   * `application/strategic-merge-patch+json` is accepted (built-in kinds); custom resources refuse it with 415,
+   * as a real server does, and kubectl sends them JSON merge patches instead.
+   */
+  strategicMergePatch?: boolean;
   /** The type's create strategy beyond the common one (a Namespace's phase and finalizer, say). */
   prepareForCreate?: (object: KubeObject) => void;
   /** The type's update strategy: `next` is about to replace `existing` through the main resource. */
