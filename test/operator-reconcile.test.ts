@@ -2,6 +2,9 @@
  * The AuthConfig reconciler (issue 7, points 2 and 3) through the real @kubernetes/client-node against the
  * fake API server (testing guide, "Kubernetes API" row): ConfigMaps, the Deployment's pod template, status,
  * events, idempotency, the rollout on a manual clock with a fake analysis source, and a 409 fault.
+ *
+ * With KUBECONFIG set it runs against that cluster instead: the suite installs the CRD, each test works in a
+ * namespace of its own that is deleted when the test ends, and the fault test skips.
  */
 import {
   AppsV1Api,
@@ -15,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../gateway/src/clock.ts';
 import { createPrometheusAnalysis } from '../operator/src/analysis/prometheus-analysis.ts';
 import type { AnalysisSource } from '../operator/src/analysis/types.ts';
-import { GROUP, LABELS, PLURAL, VERSION } from '../operator/src/api/names.ts';
+import { GROUP, LABELS, VERSION } from '../operator/src/api/names.ts';
 import { gateSecrets, minimalSpec, specWith } from '../operator/src/api/testing/fixtures.ts';
 import type { AuthConfigSpecInput, AuthConfigStatus } from '../operator/src/api/types.generated.ts';
 import {
@@ -26,9 +29,12 @@ import {
 } from '../operator/src/reconcile/index.ts';
 import type { Analysis } from '../operator/src/rollout/types.ts';
 import { freePort } from './helpers/process.ts';
-import { startTestCluster, type TestCluster } from './helpers/fake-kube/index.ts';
-
-const AUTHCONFIG = { group: GROUP, version: VERSION, plural: PLURAL, kind: 'AuthConfig' };
+import type { TestCluster } from './helpers/fake-kube/index.ts';
+import {
+  AUTHCONFIG_RESOURCE as AUTHCONFIG,
+  startOperatorCluster,
+  testNamespace,
+} from './helpers/operator-cluster.ts';
 
 let cluster: TestCluster;
 let kc: KubeConfig;
@@ -37,7 +43,7 @@ let apps: AppsV1Api;
 let custom: CustomObjectsApi;
 
 beforeAll(async () => {
-  cluster = await startTestCluster({ customResource: AUTHCONFIG });
+  cluster = await startOperatorCluster();
   kc = cluster.kc;
   core = kc.makeApiClient(CoreV1Api);
   apps = kc.makeApiClient(AppsV1Api);
@@ -71,15 +77,10 @@ interface Harness {
   reconcile(): ReturnType<Reconciler['reconcile']>;
 }
 
-let counter = 0;
-
-/** A namespace of its own per test (any namespace exists on the fake), a Deployment and a reconciler. */
+/** A namespace of its own per test (deleted when the test ends), a Deployment and a reconciler. */
 async function setUp(options: { deployment?: boolean; source?: AnalysisSource } = {}): Promise<Harness> {
-  counter += 1;
-  const namespace = `reconcile-${counter}`;
+  const namespace = await testNamespace(kc, 'reconcile');
   const name = 'gateway';
-  // The fake has every namespace; a real cluster needs it created.
-  if (!cluster.fake) await core.createNamespace({ body: { metadata: { name: namespace } } });
   if (options.deployment !== false) await apps.createNamespacedDeployment({ namespace, body: deployment() });
   const clock = createManualClock(Date.UTC(2026, 0, 1));
   const analysis = fakeAnalysis();
@@ -353,10 +354,10 @@ describe('refusing', () => {
   it('marks AUTH_MODE=local with OIDC enabled InvalidSpec and leaves the Deployment untouched', async () => {
     const h = await setUp();
     const before = await readDeployment(h);
-    await applyAuthConfig(
-      h,
-      specWith({ oidc: { enabled: true, issuer: 'https://login.example.com', clientId: 'gatehouse' } }),
-    );
+    const invalid = specWith({
+      oidc: { enabled: true, issuer: 'https://login.example.com', clientId: 'gatehouse' },
+    });
+    await applyAuthConfig(h, invalid);
     expect(await h.reconcile()).toEqual({});
 
     const stored = await readAuthConfig(h);
@@ -570,9 +571,7 @@ describe('the API_AUTH_MODE rollout', () => {
 
 describe('the apply benchmark', () => {
   it('times spec changes applied by the reconciler (for the runtime benchmark to call)', async () => {
-    counter += 1;
-    const namespace = `reconcile-bench-${counter}`;
-    if (!cluster.fake) await core.createNamespace({ body: { metadata: { name: namespace } } });
+    const namespace = await testNamespace(kc, 'reconcile-bench');
     const result = await benchmarkApply({ kubeConfig: kc, namespace, changes: 5 });
     expect(result.samplesMs).toHaveLength(5);
     expect(result.p99Ms).toBeGreaterThanOrEqual(result.p50Ms);
