@@ -17,7 +17,14 @@ import {
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './helpers/eventually.ts';
-import { FakeKube, startTestCluster, type KubeObject } from './helpers/fake-kube/index.ts';
+import {
+  FakeKube,
+  installCrd,
+  isEstablished,
+  kubeRequest,
+  startTestCluster,
+  type KubeObject,
+} from './helpers/fake-kube/index.ts';
 
 const AUTHCONFIG = { group: 'gatehouse.dev', version: 'v1alpha1', plural: 'authconfigs', kind: 'AuthConfig' };
 const namespace = 'default';
@@ -638,6 +645,119 @@ describe('discovery', () => {
   });
 });
 
+/** A small CRD of the given scope, with a status subresource and a typed schema. */
+function widgetCrd(scope: 'Namespaced' | 'Cluster', versions = ['v1']): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: scope === 'Namespaced' ? 'widgets.example.com' : 'gadgets.example.com' },
+    spec: {
+      group: 'example.com',
+      scope,
+      names:
+        scope === 'Namespaced'
+          ? { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: ['wd'] }
+          : { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+      versions: versions.map((name, index) => ({
+        name,
+        served: true,
+        storage: index === 0,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: { type: 'object', properties: { size: { type: 'integer' } } },
+              status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+            },
+          },
+        },
+      })),
+    },
+  };
+}
+
+describe('CustomResourceDefinitions', () => {
+  const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+
+  it('installs a CRD through the API: Established with accepted names, its type served and discoverable', async () => {
+    const created = await kubeRequest(kc, 'POST', crds, widgetCrd('Namespaced'));
+    expect(created.status).toBe(201);
+    expect((created.body as KubeObject).status).toEqual({
+      acceptedNames: { kind: '', plural: '' },
+      storedVersions: ['v1'],
+    });
+    const installed = await installCrd(kc, widgetCrd('Namespaced'));
+    expect(isEstablished(installed)).toBe(true);
+    expect(installed.status).toMatchObject({
+      acceptedNames: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      conditions: [
+        { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts' },
+        { type: 'Established', status: 'True', reason: 'InitialNamesAccepted' },
+      ],
+    });
+    const groups = (await kubeRequest(kc, 'GET', '/apis')).body as { groups: Array<{ name: string }> };
+    expect(groups.groups.map((g) => g.name)).toEqual(
+      expect.arrayContaining(['apps', 'apiextensions.k8s.io', 'example.com', 'gatehouse.dev']),
+    );
+    const resources = (await kubeRequest(kc, 'GET', '/apis/example.com/v1')).body as {
+      resources: Array<{ name: string; shortNames?: string[] }>;
+    };
+    expect(resources.resources).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'widgets', shortNames: ['wd'] }),
+        expect.objectContaining({ name: 'widgets/status' }),
+      ]),
+    );
+    const widget = (await custom.createNamespacedCustomObject({
+      group: 'example.com',
+      version: 'v1',
+      plural: 'widgets',
+      namespace,
+      body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } },
+    })) as KubeObject;
+    expect(widget.metadata.generation).toBe(1);
+  });
+
+  it('replaces an installed CRD (a second version served), and serves cluster-scoped types', async () => {
+    const replaced = await installCrd(kc, widgetCrd('Namespaced', ['v1', 'v2']));
+    expect(replaced.metadata.generation).toBe(2);
+    expect(
+      (await kubeRequest(kc, 'GET', `/apis/example.com/v2/namespaces/${namespace}/widgets/w`)).status,
+    ).toBe(200);
+    await installCrd(kc, widgetCrd('Cluster'));
+    const gadget = await kubeRequest(kc, 'POST', '/apis/example.com/v1/gadgets', {
+      apiVersion: 'example.com/v1',
+      kind: 'Gadget',
+      metadata: { name: 'g', namespace: 'ignored' },
+    });
+    expect(gadget.status).toBe(201);
+    expect((gadget.body as KubeObject).metadata.namespace).toBeUndefined();
+    expect(
+      (await kubeRequest(kc, 'GET', `/apis/example.com/v1/namespaces/${namespace}/gadgets`)).status,
+    ).toBe(404);
+  });
+
+  it('deletes a CRD: Terminating, then its objects (with watch events), its type and itself are gone', async () => {
+    const path = `/apis/example.com/v1/namespaces/${namespace}/widgets`;
+    const from = ((await kubeRequest(kc, 'GET', path)).body as KubeObject).metadata.resourceVersion ?? '';
+    const watch = await openWatch(path, { resourceVersion: from });
+    const deleted = await kubeRequest(kc, 'DELETE', `${crds}/widgets.example.com`);
+    expect(deleted.status).toBe(200);
+    expect((deleted.body as KubeObject).metadata).toMatchObject({
+      deletionTimestamp: expect.any(String) as unknown,
+      finalizers: ['customresourcecleanup.apiextensions.k8s.io'],
+    });
+    expect(await watch.next()).toMatchObject({ type: 'DELETED', object: { metadata: { name: 'w' } } });
+    await eventually('the CRD is gone', 5000, async () =>
+      (await kubeRequest(kc, 'GET', `${crds}/widgets.example.com`)).status === 404 ? true : undefined,
+    );
+    expect((await kubeRequest(kc, 'GET', path)).status).toBe(404);
+    await kubeRequest(kc, 'DELETE', `${crds}/gadgets.example.com`);
+    await watch.done;
+  });
+});
+
 describe('startTestCluster', () => {
   it('runs on the fake server when KUBECONFIG is unset', async () => {
     const cluster = await startTestCluster({}, {});
@@ -645,6 +765,21 @@ describe('startTestCluster', () => {
       expect(cluster.fake).toBeInstanceOf(FakeKube);
       const list = await cluster.kc.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace });
       expect(list.items).toEqual([]);
+    } finally {
+      await cluster.close();
+    }
+  });
+
+  it('installs the CRDs it is given through the API before the suite runs', async () => {
+    const cluster = await startTestCluster({ installCrds: [widgetCrd('Cluster')] }, {});
+    try {
+      const crd = await kubeRequest(
+        cluster.kc,
+        'GET',
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.example.com',
+      );
+      expect(isEstablished(crd.body as KubeObject)).toBe(true);
+      expect((await kubeRequest(cluster.kc, 'GET', '/apis/example.com/v1/gadgets')).status).toBe(200);
     } finally {
       await cluster.close();
     }

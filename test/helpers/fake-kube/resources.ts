@@ -1,6 +1,6 @@
 /** The resource types the fake server serves, and how an object's apiVersion is spelled. */
 import { NAMESPACE_RESOURCE } from './namespaces.ts';
-import type { CustomResourceOptions, ResourceType } from './types.ts';
+import type { ResourceType } from './types.ts';
 
 const builtin = (
   group: string,
@@ -30,36 +30,47 @@ export const BUILTIN_RESOURCES: readonly ResourceType[] = [
   builtin('coordination.k8s.io', 'v1', 'leases', 'Lease'),
 ];
 
-/** A namespaced custom resource with a status subresource, as a CRD with `subresources.status` declares. */
-export function customResource(options: CustomResourceOptions): ResourceType {
-  return {
-    ...options,
-    namespaced: true,
-    statusSubresource: true,
-    generation: true,
-    // The apiextensions strategy refuses unconditional updates of custom objects.
-    allowUnconditionalUpdate: false,
-    returnDeletedObject: true,
-  };
-}
-
 export function apiVersionOf(resource: ResourceType): string {
   return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
 }
 
-/** The registry the HTTP layer resolves `/api/...` and `/apis/...` paths against. */
+/** The registry the HTTP layer resolves `/api/...` and `/apis/...` paths against; CRDs add and remove types. */
 export class ResourceRegistry {
-  readonly all: readonly ResourceType[];
+  private readonly types: ResourceType[];
 
   constructor(resources: readonly ResourceType[]) {
-    this.all = resources;
+    this.types = [...resources];
+  }
+
+  get all(): readonly ResourceType[] {
+    return this.types;
   }
 
   find(group: string, version: string, plural: string): ResourceType | undefined {
-    return this.all.find((r) => r.group === group && r.version === version && r.plural === plural);
+    return this.types.find((r) => r.group === group && r.version === version && r.plural === plural);
+  }
+
+  /** Serves a type, or updates the one served under the same group, version and plural in place. */
+  register(resource: ResourceType): ResourceType {
+    const served = this.find(resource.group, resource.version, resource.plural);
+    if (!served) {
+      this.types.push(resource);
+      return resource;
+    }
+    Object.assign(served, resource);
+    return served;
+  }
+
+  /** Stops serving every version of a group's plural (its CRD is gone or no longer serves them). */
+  unregister(group: string, plural: string, keepVersions: readonly string[] = []): void {
+    for (let i = this.types.length - 1; i >= 0; i -= 1) {
+      const type = this.types[i];
+      if (type?.group === group && type.plural === plural && !keepVersions.includes(type.version))
+        this.types.splice(i, 1);
+    }
   }
 
   groupVersions(): string[] {
-    return [...new Set(this.all.map(apiVersionOf))];
+    return [...new Set(this.types.map(apiVersionOf))];
   }
 }

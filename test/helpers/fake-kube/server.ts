@@ -7,19 +7,33 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
-import { apiVersionOf, BUILTIN_RESOURCES, customResource, ResourceRegistry } from './resources.ts';
+import { isCrdDocument, permissiveCrd, type CrdDocument } from './crd-document.ts';
+import { CRD_RESOURCE, CrdLifecycle } from './crds.ts';
+import { apiVersionOf, BUILTIN_RESOURCES, ResourceRegistry } from './resources.ts';
 import { discoveryDocument } from './discovery.ts';
 import { NAMESPACE_RESOURCE, NamespaceLifecycle } from './namespaces.ts';
 import { parseResourcePath, type ResourceRequest } from './routes.ts';
 import { fieldMatcher, labelMatcher } from './selectors.ts';
 import { failureStatus, KubeError, successStatus } from './status.ts';
 import { ObjectStore, type PatchKind } from './store.ts';
-import type { CustomResourceOptions, JsonObject, RequestRecord } from './types.ts';
+import type {
+  CustomResourceOptions,
+  FieldValidation,
+  JsonObject,
+  RequestRecord,
+  WriteContext,
+} from './types.ts';
 import { expired, WatchStream } from './watch.ts';
 
 export interface FakeKubeOptions {
-  /** The one custom resource kind to serve, namespaced with a status subresource. */
-  customResource?: CustomResourceOptions;
+  /**
+   * A custom resource to serve from the start: a CRD document (installed as `kubectl apply` would, validated,
+   * its objects validated against its schema), or just names (a namespaced type with a status subresource whose
+   * schema keeps any field, so objects are stored as sent).
+   */
+  customResource?: CustomResourceOptions | CrdDocument;
+  /** More CRD documents to install at start. */
+  crds?: readonly unknown[];
   /** The bearer token requests must carry; others get 401. */
   token?: string;
   /** How many changes are retained for watches to resume from; older resourceVersions get 410 Gone. */
@@ -62,6 +76,7 @@ export class FakeKube {
   private readonly log: RequestRecord[] = [];
   private readonly faults: Fault[] = [];
   private readonly namespaces: NamespaceLifecycle;
+  private readonly crds: CrdLifecycle;
 
   private constructor(server: Server, options: FakeKubeOptions) {
     this.server = server;
@@ -70,11 +85,17 @@ export class FakeKube {
     this.token = options.token ?? 'fake-kube-token';
     this.store = new ObjectStore(options.watchWindow ?? 1000);
     this.namespaces = new NamespaceLifecycle(this.store, { implicit: options.implicitNamespaces ?? false });
-    const custom = options.customResource ? [customResource(options.customResource)] : [];
-    this.registry = new ResourceRegistry([...BUILTIN_RESOURCES, ...custom]);
+    this.registry = new ResourceRegistry([...BUILTIN_RESOURCES, CRD_RESOURCE]);
     this.store.subscribe((event) => {
       for (const watch of this.watches) watch.deliver(event);
     });
+    this.crds = new CrdLifecycle(this.store, this.registry, (group, plural) => {
+      // A real server ends the watches on a type whose CRD is gone.
+      for (const watch of this.watches) if (watch.watches(group, plural)) watch.end();
+    });
+    const custom = options.customResource;
+    if (custom) this.crds.install(isCrdDocument(custom) ? custom : permissiveCrd(custom));
+    for (const document of options.crds ?? []) this.crds.install(document);
   }
 
   /** Starts the server on an ephemeral loopback port. */
@@ -84,8 +105,15 @@ export class FakeKube {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', resolve);
     });
-    const fake = new FakeKube(server, options);
+    let fake: FakeKube;
+    try {
+      fake = new FakeKube(server, options);
+    } catch (error) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      throw error;
+    }
     server.on('request', (req, res) => fake.handle(req, res));
+    await fake.crds.settle();
     return fake;
   }
 
@@ -155,6 +183,7 @@ export class FakeKube {
   async close(): Promise<void> {
     this.namespaces.release();
     await this.namespaces.settle();
+    await this.crds.settle();
     for (const watch of this.watches) watch.destroy();
     this.watches.clear();
     this.server.closeAllConnections();
@@ -180,7 +209,7 @@ export class FakeKube {
           return;
         }
         record.status = answer.code;
-        send(res, answer.code, answer.body);
+        send(res, answer.code, answer.body, answer.warnings);
       },
       (error: unknown) => {
         const kubeError = error instanceof KubeError ? error : new KubeError(500, String(error));
@@ -195,7 +224,7 @@ export class FakeKube {
     res: ServerResponse,
     url: URL,
     record: RequestRecord,
-  ): Promise<{ code: number; body: unknown } | 'streaming'> {
+  ): Promise<{ code: number; body: unknown; warnings?: string[] } | 'streaming'> {
     if (req.headers.authorization !== `Bearer ${this.token}`) throw new KubeError(401, 'Unauthorized');
     const method = record.method;
     const body =
@@ -217,12 +246,14 @@ export class FakeKube {
     }
     const sub = target.subresource === 'status' ? 'status' : undefined;
     const params = url.searchParams;
+    const write = writeContext(params, sub);
+    const { warnings } = write;
     const { resource, namespace, name } = target;
     if (name === undefined) {
       if (method === 'GET' && record.watch) return this.watch(res, target, params);
       if (method === 'GET') return { code: 200, body: this.list(target, params) };
       if (method === 'POST' && (namespace !== undefined || !resource.namespaced)) {
-        return { code: 201, body: this.store.create(resource, namespace ?? '', body) };
+        return { code: 201, body: this.store.create(resource, namespace ?? '', body, write), warnings };
       }
       throw new KubeError(405, `the server does not allow this method on the requested resource`);
     }
@@ -231,7 +262,7 @@ export class FakeKube {
       case 'GET':
         return { code: 200, body: this.store.get(resource, ns, name) };
       case 'PUT':
-        return { code: 200, body: this.store.replace(resource, ns, name, body, sub) };
+        return { code: 200, body: this.store.replace(resource, ns, name, body, write), warnings };
       case 'PATCH': {
         const kind = PATCH_KINDS[(record.contentType ?? '').split(';')[0]?.trim() ?? ''];
         if (!kind)
@@ -246,14 +277,15 @@ export class FakeKube {
           name,
           kind,
           body,
-          sub,
+          write,
           params.get('fieldManager') ?? undefined,
         );
-        return { code: kind === 'apply' && !existed ? 201 : 200, body: result };
+        return { code: kind === 'apply' && !existed ? 201 : 200, body: result, warnings };
       }
       case 'DELETE': {
         if (sub) throw new KubeError(405, 'the server does not allow this method on the requested resource');
         if (resource === NAMESPACE_RESOURCE) return { code: 200, body: this.namespaces.delete(name) };
+        if (resource === CRD_RESOURCE) return { code: 200, body: this.crds.delete(name) };
         const deleted = this.store.delete(resource, ns, name);
         if (resource.returnDeletedObject) return { code: 200, body: deleted };
         return {
@@ -333,8 +365,29 @@ export class FakeKube {
   }
 }
 
-function send(res: ServerResponse, code: number, body: unknown): void {
+const FIELD_VALIDATIONS: readonly FieldValidation[] = ['Strict', 'Warn', 'Ignore'];
+
+/** `?fieldValidation=` (default Warn, as on a real server) and the warnings the write collects. */
+function writeContext(params: URLSearchParams, subresource: 'status' | undefined): WriteContext {
+  const asked = params.get('fieldValidation') ?? 'Warn';
+  const fieldValidation = FIELD_VALIDATIONS.find((mode) => mode === asked);
+  if (!fieldValidation) {
+    throw new KubeError(
+      400,
+      `fieldValidation parameter unsupported: ${asked}, must be one of: ${FIELD_VALIDATIONS.join(', ')}`,
+    );
+  }
+  return { fieldValidation, subresource, warnings: [] };
+}
+
+function send(res: ServerResponse, code: number, body: unknown, warnings: string[] = []): void {
   if (res.headersSent || res.destroyed) return;
+  // A real server sends each warning as `299 - "<text>"` (RFC 7234 warn-code, agent "-").
+  if (warnings.length > 0)
+    res.setHeader(
+      'Warning',
+      warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+    );
   res.writeHead(code, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify(body));
 }

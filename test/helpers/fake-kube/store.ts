@@ -7,9 +7,14 @@ import { isDeepStrictEqual } from 'node:util';
 import { applyConfiguration, isObject, jsonPatch, mergePatch } from './patch.ts';
 import { apiVersionOf } from './resources.ts';
 import { conflict, KubeError, notFound } from './status.ts';
-import type { ChangeEvent, JsonObject, KubeObject, ResourceType } from './types.ts';
+import type { ChangeEvent, JsonObject, KubeObject, ResourceType, WriteContext } from './types.ts';
 
 export type Subresource = 'status' | undefined;
+
+/** A write context for the server's own writes (start-up installs, controllers): no request, no warnings. */
+export function internalWrite(subresource?: Subresource): WriteContext {
+  return { fieldValidation: 'Ignore', subresource, warnings: [] };
+}
 
 export type PatchKind = 'merge' | 'json' | 'apply';
 
@@ -98,7 +103,12 @@ export class ObjectStore {
       .map((entry) => ({ resource: entry.resource, name: entry.object.metadata.name ?? '' }));
   }
 
-  create(resource: ResourceType, namespace: string, body: unknown): KubeObject {
+  create(
+    resource: ResourceType,
+    namespace: string,
+    body: unknown,
+    write: WriteContext = internalWrite(),
+  ): KubeObject {
     const object = this.checkBody(resource, namespace, body);
     const meta = object.metadata;
     if (!meta.name && meta.generateName)
@@ -128,7 +138,8 @@ export class ObjectStore {
     if (resource.generation) meta.generation = 1;
     else delete meta.generation;
     resource.prepareForCreate?.(object);
-    return this.commit(resource, key, object, undefined);
+    const admitted = resource.admit ? resource.admit(object, undefined, write) : object;
+    return this.commit(resource, key, admitted, undefined);
   }
 
   /** PUT: a full replacement, preconditioned on metadata.resourceVersion when the body carries one. */
@@ -137,7 +148,7 @@ export class ObjectStore {
     namespace: string,
     name: string,
     body: unknown,
-    sub: Subresource,
+    write: WriteContext = internalWrite(),
   ): KubeObject {
     const candidate = this.checkBody(resource, namespace, body, name);
     const existing = this.get(resource, namespace, name);
@@ -148,7 +159,7 @@ export class ObjectStore {
         `${resource.kind} "${name}" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`,
       );
     }
-    return this.update(resource, existing, candidate, sub, precondition);
+    return this.update(resource, existing, candidate, write, precondition);
   }
 
   patch(
@@ -157,13 +168,13 @@ export class ObjectStore {
     name: string,
     kind: PatchKind,
     body: unknown,
-    sub: Subresource,
+    write: WriteContext,
     fieldManager: string | undefined,
   ): KubeObject {
-    if (kind === 'apply') return this.apply(resource, namespace, name, body, sub, fieldManager);
+    if (kind === 'apply') return this.apply(resource, namespace, name, body, write, fieldManager);
     const existing = this.get(resource, namespace, name);
     if (kind === 'json')
-      return this.update(resource, existing, withMetadata(jsonPatch(existing, body)), sub, undefined);
+      return this.update(resource, existing, withMetadata(jsonPatch(existing, body)), write, undefined);
     if (!isObject(body)) throw new KubeError(400, 'merge patch must be a JSON object');
     const candidate = withMetadata(mergePatch(existing, body) as JsonObject);
     const precondition = isObject(body.metadata) ? body.metadata.resourceVersion : undefined;
@@ -171,7 +182,7 @@ export class ObjectStore {
       resource,
       existing,
       candidate,
-      sub,
+      write,
       typeof precondition === 'string' ? precondition : undefined,
     );
   }
@@ -208,9 +219,10 @@ export class ObjectStore {
     namespace: string,
     name: string,
     body: unknown,
-    sub: Subresource,
+    write: WriteContext,
     fieldManager: string | undefined,
   ): KubeObject {
+    const sub = write.subresource;
     if (!fieldManager) {
       throw new KubeError(
         422,
@@ -223,11 +235,11 @@ export class ObjectStore {
     let result: KubeObject;
     if (!this.objects.has(key)) {
       if (sub) throw notFound(resource.plural, name, resource.group);
-      result = this.create(resource, namespace, applied);
+      result = this.create(resource, namespace, applied, write);
     } else {
       const existing = this.get(resource, namespace, name);
       const candidate = applyConfiguration(existing, this.applied.get(appliedKey), applied) as KubeObject;
-      result = this.update(resource, existing, candidate, sub, applied.metadata.resourceVersion);
+      result = this.update(resource, existing, candidate, write, applied.metadata.resourceVersion);
     }
     this.applied.set(appliedKey, applied);
     return result;
@@ -237,9 +249,10 @@ export class ObjectStore {
     resource: ResourceType,
     existing: KubeObject,
     candidate: KubeObject,
-    sub: Subresource,
+    write: WriteContext,
     precondition: string | undefined,
   ): KubeObject {
+    const sub = write.subresource;
     const name = existing.metadata.name ?? '';
     if (precondition !== undefined && precondition !== existing.metadata.resourceVersion) {
       throw conflict(resource.plural, name);
@@ -270,13 +283,15 @@ export class ObjectStore {
       if (existing.metadata.generation !== undefined) next.metadata.generation = existing.metadata.generation;
       resource.prepareForUpdate?.(next, existing);
       this.checkImmutable(resource, existing, next);
-      if (resource.generation && !isDeepStrictEqual(specPart(existing), specPart(next))) {
-        next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
-      }
     }
     next.apiVersion = apiVersionOf(resource);
     next.kind = resource.kind;
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
+    if (resource.admit) next = resource.admit(next, existing, write);
+    // Counted after defaulting, so a write that only spells out defaults is no spec change.
+    if (sub !== 'status' && resource.generation && !isDeepStrictEqual(specPart(existing), specPart(next))) {
+      next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
+    }
     // A write that changes nothing keeps the resourceVersion and sends no watch event, like the real server.
     if (isDeepStrictEqual(next, existing)) return existing;
     return this.commit(resource, keyOf(resource, existing.metadata.namespace ?? '', name), next, existing);

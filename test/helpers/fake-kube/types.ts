@@ -14,6 +14,7 @@ export interface ObjectMeta extends JsonObject {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   ownerReferences?: JsonObject[];
+  finalizers?: string[];
 }
 
 /** Any stored object: TypeMeta, ObjectMeta and whatever else (spec, data, status...). */
@@ -30,6 +31,10 @@ export interface ResourceType {
   plural: string;
   kind: string;
   namespaced: boolean;
+  /** Discovery's extras (a CRD's names). */
+  singular?: string;
+  shortNames?: string[];
+  categories?: string[];
   /** `/status` exists: main-resource writes keep the stored status, status writes change only status. */
   statusSubresource: boolean;
   /** metadata.generation is kept and bumped when anything outside metadata and status changes. */
@@ -42,7 +47,22 @@ export interface ResourceType {
   prepareForCreate?: (object: KubeObject) => void;
   /** The type's update strategy: `next` is about to replace `existing` through the main resource. */
   prepareForUpdate?: (next: KubeObject, existing: KubeObject) => void;
+  /**
+   * Admission after the strategy, before storing: defaulting, pruning and validation (a custom resource's schema
+   * and CEL rules, a CRD's own validation). Returns the object to store, or throws a KubeError (422, 400).
+   */
+  admit?: (next: KubeObject, existing: KubeObject | undefined, write: WriteContext) => KubeObject;
 }
+
+/** How a write asked to be treated (`?fieldValidation=`) and where its warnings go (`Warning` headers). */
+export interface WriteContext {
+  fieldValidation: FieldValidation;
+  subresource: 'status' | undefined;
+  warnings: string[];
+}
+
+/** `Strict` refuses unknown fields (400), `Warn` (the default) drops them with a warning, `Ignore` drops them. */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
 /** The custom resource registered at start, e.g. gatehouse.dev/v1alpha1 authconfigs AuthConfig. */
 export interface CustomResourceOptions {

@@ -28,7 +28,8 @@ export class WatchStream {
   /** Sends a change if it concerns this watch; label transitions become ADDED / DELETED as the real cacher does. */
   deliver(event: ChangeEvent): void {
     const { resource, namespace, matches } = this.filter;
-    if (event.resource !== resource) return;
+    // Compared by name: a CRD update or another served version is the same stored type.
+    if (event.resource.group !== resource.group || event.resource.plural !== resource.plural) return;
     if (namespace !== undefined && event.object.metadata.namespace !== namespace) return;
     const now = event.type !== 'DELETED' && matches(event.object);
     const before = event.previous !== undefined && matches(event.previous);
@@ -37,6 +38,11 @@ export class WatchStream {
     else if (now) type = before || event.type === 'ADDED' ? event.type : 'ADDED';
     else if (before) type = 'DELETED';
     if (type) this.send(type, event.object);
+  }
+
+  /** Whether this stream watches a type (by group and plural, whatever the version). */
+  watches(group: string, plural: string): boolean {
+    return this.filter.resource.group === group && this.filter.resource.plural === plural;
   }
 
   send(type: WatchEventType | 'BOOKMARK', object: unknown): void {
