@@ -22,6 +22,7 @@ import {
   installCrd,
   isEstablished,
   kubeRequest,
+  readCrdFile,
   startTestCluster,
   type KubeObject,
 } from './helpers/fake-kube/index.ts';
@@ -755,6 +756,168 @@ describe('CustomResourceDefinitions', () => {
     expect((await kubeRequest(kc, 'GET', path)).status).toBe(404);
     await kubeRequest(kc, 'DELETE', `${crds}/gadgets.example.com`);
     await watch.done;
+  });
+});
+
+/** A one-version CRD whose `spec` has the given schema. */
+function crdWithSpec(spec: Record<string, unknown>, root: Record<string, unknown> = {}): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'checks.example.com' },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural: 'checks', kind: 'Check' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec }, ...root } },
+        },
+      ],
+    },
+  };
+}
+
+interface StatusBody {
+  message: string;
+  reason: string;
+  code: number;
+  details: { causes: Array<{ reason: string; message: string; field: string }> };
+}
+
+async function refusal(crd: KubeObject): Promise<StatusBody> {
+  const answer = await kubeRequest(
+    kc,
+    'POST',
+    '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+    crd,
+  );
+  expect(answer.status).toBe(422);
+  return answer.body as StatusBody;
+}
+
+describe('CRD validation (as the apiextensions server does it)', () => {
+  const SPEC = 'spec.validation.openAPIV3Schema.properties[spec]';
+
+  it('refuses the unguarded AuthConfig CRD with the real server message: each default {} fails its own rules', async () => {
+    const [crd] = await readCrdFile('test/helpers/fake-kube/fixtures/authconfig-crd-unguarded.yaml');
+    const status = await refusal(crd as KubeObject);
+    expect(status).toMatchObject({ reason: 'Invalid', code: 422 });
+    expect(status.message).toMatch(
+      /^CustomResourceDefinition\.apiextensions\.k8s\.io "authconfigs\.gatehouse\.dev" is invalid: \[/,
+    );
+    const rollout = `${SPEC}.properties[apiAuth].properties[rollout].default`;
+    expect(status.message).toContain(
+      `${rollout}: Invalid value: "object": no such key: analysisWindow evaluating rule: analysisWindow must be at least analysisInterval, or requests between checks go unseen`,
+    );
+    expect(status.details.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: `${SPEC}.properties[apiAuth].default`,
+        message: expect.stringMatching(
+          /^Invalid value: "object": no such key: mode evaluating rule: /,
+        ) as unknown,
+      },
+      ...['minWarnSoak', 'analysisInterval', 'analysisWindow'].map((key) => ({
+        reason: 'FieldValueInvalid',
+        field: rollout,
+        message: expect.stringMatching(
+          new RegExp(`^Invalid value: "object": no such key: ${key} evaluating rule: `),
+        ) as unknown,
+      })),
+    ]);
+  });
+
+  it('accepts a default {} under rules that guard the fields they read with has()', async () => {
+    const crd = crdWithSpec({
+      type: 'object',
+      properties: {
+        rollout: {
+          type: 'object',
+          default: {},
+          'x-kubernetes-validations': [{ rule: "!has(self.mode) || self.mode != 'x'", message: 'no x' }],
+          properties: { mode: { type: 'string', default: 'a' } },
+        },
+      },
+    });
+    expect(isEstablished(await installCrd(kc, crd))).toBe(true);
+    await kubeRequest(
+      kc,
+      'DELETE',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/checks.example.com',
+    );
+    await eventually('the CRD is gone', 5000, async () =>
+      (
+        await kubeRequest(
+          kc,
+          'GET',
+          '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/checks.example.com',
+        )
+      ).status === 404
+        ? true
+        : undefined,
+    );
+  });
+
+  it('refuses a default that fails its own schema, and a rule that does not compile (undefined field)', async () => {
+    const status = await refusal(
+      crdWithSpec({
+        type: 'object',
+        'x-kubernetes-validations': [{ rule: 'self.nope == 1' }],
+        properties: { mode: { type: 'string', enum: ['a', 'b'], default: 'c' } },
+      }),
+    );
+    expect(status.details.causes).toEqual(
+      expect.arrayContaining([
+        {
+          reason: 'FieldValueInvalid',
+          field: `${SPEC}.x-kubernetes-validations[0].rule`,
+          message: expect.stringContaining('compilation failed: ERROR: <input>:1:') as unknown,
+        },
+        {
+          reason: 'FieldValueNotSupported',
+          field: `${SPEC}.properties[mode].default`,
+          message: 'Unsupported value: "c": supported values: "a", "b"',
+        },
+      ]),
+    );
+    expect(status.message).toContain("undefined field 'nope'");
+  });
+
+  it('refuses a schema that is not structural', async () => {
+    const status = await refusal(
+      crdWithSpec(
+        {
+          type: 'object',
+          properties: { untyped: {}, list: { type: 'array' } },
+          additionalProperties: { type: 'string' },
+        },
+        {
+          properties: {
+            spec: { type: 'object' },
+            metadata: { type: 'object', properties: { labels: { type: 'object' } } },
+          },
+        },
+      ),
+    );
+    expect(status.details.causes.map((c) => `${c.field}: ${c.message}`)).toEqual([
+      'spec.validation.openAPIV3Schema.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified',
+    ]);
+    const nested = await refusal(
+      crdWithSpec({
+        type: 'object',
+        properties: { untyped: {}, list: { type: 'array' } },
+        additionalProperties: { type: 'string' },
+      }),
+    );
+    expect(nested.details.causes.map((c) => `${c.field}: ${c.message}`)).toEqual([
+      `${SPEC}.additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive`,
+      `${SPEC}.properties[list].items: Required value: must be specified`,
+      `${SPEC}.properties[untyped].type: Required value: must not be empty for specified object fields`,
+    ]);
   });
 });
 

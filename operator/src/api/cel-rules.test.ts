@@ -427,6 +427,24 @@ describe('the CRD CEL rules, as the API server compiles them', () => {
     expect(fromYaml).toEqual(LOCATIONS.map(({ path, rule }) => ({ path, ...rule })));
   });
 
+  it("every default holds under its own node's rules as written, without the defaults nested in it", () => {
+    // The API server checks this when the CRD is created, and refuses the CRD otherwise.
+    const broken = LOCATIONS.filter(({ schema }) => schema.default !== undefined).flatMap((location) => {
+      try {
+        const holds = evaluateRule(
+          location.schema,
+          location.rule.rule,
+          location.schema.default,
+          location.isRoot,
+        );
+        return holds ? [] : [{ path: location.path, message: location.rule.message }];
+      } catch (error) {
+        return [{ path: location.path, message: (error as Error).message }];
+      }
+    });
+    expect(broken).toEqual([]);
+  });
+
   it('messages have no line breaks (the API server refuses them)', () => {
     for (const rule of Object.values(CEL_RULES)) expect(rule.message).not.toMatch(/\n/);
   });

@@ -10,9 +10,11 @@ import { MAX_NAME_LENGTH } from './names.ts';
  * substring), and every string, list and map they touch has a maxLength/maxItems in the schema, which the
  * API server's cost estimate needs. validateSpec applies the same rules (and more) to what gets through.
  *
- * Rules rely on the API server applying the schema's defaults before it validates: `self.oidc.enabled`,
- * `self.plugins`, `self.secretEnv` and the like are always present; fields without a default are guarded
- * with `has()`.
+ * In an object, the API server fills in the schema's defaults before it validates, so `self.oidc.enabled`,
+ * `self.plugins`, `self.secretEnv` and the like are present there. But when the CRD is created, the server
+ * also checks each `default` against the rules of its own node, as written and without filling in the
+ * defaults nested inside it: a rule on a node whose default is `{}` must therefore hold on `{}`. Such rules
+ * guard every field they read with `has()` (see `whenPresent`), which changes nothing for objects.
  */
 
 const list = (values: readonly string[]): string => `[${values.map((value) => `'${value}'`).join(', ')}]`;
@@ -20,6 +22,14 @@ const list = (values: readonly string[]): string => `[${values.map((value) => `'
 /** The host of an origin `o` (`scheme://host[:port]`, as the schema's pattern admits), in CEL. */
 function originHost(o: string): string {
   return `${o}.substring(${o}.indexOf('://') + 3, ${o}.lastIndexOf(':') > ${o}.indexOf('://') ? ${o}.lastIndexOf(':') : size(${o}))`;
+}
+
+/**
+ * `rule` when every field of `self` it names is present, true otherwise: the form a rule on a node with a
+ * `default: {}` needs (see above).
+ */
+function whenPresent(fields: readonly string[], rule: string): string {
+  return [...fields.map((field) => `!has(self.${field})`), `(${rule})`].join(' || ');
 }
 
 const hasSecret = (name: string): string => `self.secretEnv.exists(s, s.name == '${name}')`;
@@ -157,25 +167,34 @@ export const CEL_RULES = {
   },
   // 002: warn is observed 24 to 72 hours.
   warnSoakOrder: {
-    rule: 'duration(self.minWarnSoak) <= duration(self.maxWarnSoak)',
+    rule: whenPresent(
+      ['minWarnSoak', 'maxWarnSoak'],
+      'duration(self.minWarnSoak) <= duration(self.maxWarnSoak)',
+    ),
     message: 'minWarnSoak must not be longer than maxWarnSoak',
     fieldPath: '.minWarnSoak',
     reason: 'FieldValueInvalid',
   },
   analysisIntervalFloor: {
-    rule: "duration(self.analysisInterval) >= duration('10s')",
+    rule: whenPresent(['analysisInterval'], "duration(self.analysisInterval) >= duration('10s')"),
     message: 'analysisInterval must be at least 10s',
     fieldPath: '.analysisInterval',
     reason: 'FieldValueInvalid',
   },
   analysisWindowCoversInterval: {
-    rule: 'duration(self.analysisWindow) >= duration(self.analysisInterval)',
+    rule: whenPresent(
+      ['analysisWindow', 'analysisInterval'],
+      'duration(self.analysisWindow) >= duration(self.analysisInterval)',
+    ),
     message: 'analysisWindow must be at least analysisInterval, or requests between checks go unseen',
     fieldPath: '.analysisWindow',
     reason: 'FieldValueInvalid',
   },
   prometheusRequired: {
-    rule: "self.mode == 'disabled' || !self.rollout.automaticPromotion || has(self.rollout.prometheus.url)",
+    rule: whenPresent(
+      ['mode', 'rollout', 'rollout.automaticPromotion', 'rollout.prometheus'],
+      "self.mode == 'disabled' || !self.rollout.automaticPromotion || has(self.rollout.prometheus.url)",
+    ),
     message:
       'rollout.prometheus.url is required for automatic promotion (or set rollout.automaticPromotion: false)',
     fieldPath: '.rollout.prometheus.url',

@@ -57,7 +57,7 @@ export function customResourceTypes(crd: CrdDocument): ResourceType[] {
       // The apiextensions strategy refuses unconditional updates of custom objects.
       allowUnconditionalUpdate: false,
       returnDeletedObject: true,
-      admit: customObjectAdmission(names.kind, group, crdSchemaFor(crd, version.name)),
+      admit: customObjectAdmission(names.kind, group, version.name, crdSchemaFor(crd, version.name)),
     }));
 }
 

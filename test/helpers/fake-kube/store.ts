@@ -118,15 +118,6 @@ export class ObjectStore {
       throw new KubeError(400, 'resourceVersion should not be set on objects to be created', 'BadRequest');
     }
     if (resource.namespaced) this.namespaceGuard?.(resource, namespace, meta.name);
-    const key = keyOf(resource, namespace, meta.name);
-    if (this.objects.has(key)) {
-      const qualified = resource.group === '' ? resource.plural : `${resource.plural}.${resource.group}`;
-      throw new KubeError(409, `${qualified} "${meta.name}" already exists`, 'AlreadyExists', {
-        name: meta.name,
-        ...(resource.group === '' ? {} : { group: resource.group }),
-        kind: resource.plural,
-      });
-    }
     // Creating through the main resource never sets status when a status subresource exists.
     if (resource.statusSubresource) delete object.status;
     object.apiVersion = apiVersionOf(resource);
@@ -138,7 +129,17 @@ export class ObjectStore {
     if (resource.generation) meta.generation = 1;
     else delete meta.generation;
     resource.prepareForCreate?.(object);
+    // Validation comes before storage, so an invalid object is a 422 even when its name is taken.
     const admitted = resource.admit ? resource.admit(object, undefined, write) : object;
+    const key = keyOf(resource, namespace, meta.name);
+    if (this.objects.has(key)) {
+      const qualified = resource.group === '' ? resource.plural : `${resource.plural}.${resource.group}`;
+      throw new KubeError(409, `${qualified} "${meta.name}" already exists`, 'AlreadyExists', {
+        name: meta.name,
+        ...(resource.group === '' ? {} : { group: resource.group }),
+        kind: resource.plural,
+      });
+    }
     return this.commit(resource, key, admitted, undefined);
   }
 

@@ -21,6 +21,8 @@ export interface FieldError {
   field: string;
   /** The bad value, printed as Go prints it; undefined when the error type does not print one. */
   value?: unknown;
+  /** The value already printed the Go way, for values that are Go structs (a CRD's validation rule). */
+  printedValue?: string;
   detail: string;
 }
 
@@ -58,8 +60,8 @@ export function goValue(value: unknown): string {
 /** The error without its field: `Invalid value: "x": detail`, `Required value`, ... */
 export function errorBody(error: FieldError): string {
   const words = TYPE_WORDS[error.type];
-  const head =
-    VALUELESS.has(error.type) || error.value === undefined ? words : `${words}: ${goValue(error.value)}`;
+  const shown = error.printedValue ?? (error.value === undefined ? undefined : goValue(error.value));
+  const head = VALUELESS.has(error.type) || shown === undefined ? words : `${words}: ${shown}`;
   return error.detail ? `${head}: ${error.detail}` : head;
 }
 
