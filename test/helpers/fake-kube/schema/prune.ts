@@ -30,7 +30,10 @@ function walk(schema: Schema, value: unknown, path: string, isRoot: boolean, pru
   const result: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
     const declared = schema.properties?.[key];
-    if (declared) {
+    if (isRoot && TYPE_AND_OBJECT_META.has(key)) {
+      // ObjectMeta is the server's own type, whatever the schema says of metadata.
+      result[key] = child;
+    } else if (declared) {
       result[key] = walk(
         declared,
         child,
@@ -47,7 +50,7 @@ function walk(schema: Schema, value: unknown, path: string, isRoot: boolean, pru
         values['x-kubernetes-embedded-resource'] === true,
         pruned,
       );
-    } else if ((isRoot && TYPE_AND_OBJECT_META.has(key)) || preservesUnknown(schema)) {
+    } else if (preservesUnknown(schema)) {
       result[key] = child;
     } else {
       pruned.push(childPath(path, key));
