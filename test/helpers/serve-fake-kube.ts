@@ -17,6 +17,8 @@ if (!path) {
   process.exit(64);
 }
 const fake = await FakeKube.start();
+// A real server's watch history does not reach back to its first resourceVersions: nor does this one's.
+fake.store.compact();
 await writeFile(path, fake.kubeConfig().exportConfig(), { mode: 0o600 });
 process.stdout.write(`fake API server on ${fake.url}; kubeconfig written to ${path}\n`);
 
