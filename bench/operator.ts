@@ -13,7 +13,9 @@
  *
  * The rollout is not what is measured: the AuthConfig keeps API_AUTH_MODE disabled, and the analysis source
  * answers a healthy window should it ever be asked. Output: JSON on stdout. Options (env): BENCH_CHANGES
- * (default 50).
+ * (default 50); KUBECONFIG runs it against that cluster instead of the fake (the CRD is installed, two uniquely
+ * named namespaces are created and deleted at the end; the idempotency check then restarts the operator instead
+ * of expiring its watches, and the writes it sees are the resourceVersions only, without the fake's request log).
  */
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -43,14 +45,17 @@ import { createReconciler } from '../operator/src/reconcile/reconciler.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../operator/src/reconcile/types.ts';
 import { configMapFor } from '../operator/src/render/config-map.ts';
 import { renderEnv } from '../operator/src/render/env.ts';
-import { startOperator } from '../operator/src/runtime/operator.ts';
-import { createNamespace, FakeKube } from '../test/helpers/fake-kube/index.ts';
+import { startOperator, type RunningOperator } from '../operator/src/runtime/operator.ts';
+import { createNamespace, deleteNamespace, uniqueNamespaceName } from '../test/helpers/fake-kube/index.ts';
+import { startOperatorCluster } from '../test/helpers/operator-cluster.ts';
 
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 50);
 const TARGET_P99_MS = 2_000;
 /** A change not applied within this long is a failure of the benchmark, not a slow sample. */
 const CHANGE_TIMEOUT_MS = 30_000;
-const NAMESPACE = 'bench-operator';
+/** Unique, so a run on a real cluster never meets the objects of an earlier one. */
+const NAMESPACE = uniqueNamespaceName('bench-operator');
+const BASELINE_NAMESPACE = uniqueNamespaceName('bench-operator-baseline');
 const NAME = 'gateway';
 
 /** A healthy window, should the reconciler ever ask (it does not while API_AUTH_MODE is disabled). */
@@ -168,24 +173,28 @@ function countingReconciler(inner: Reconciler) {
   };
 }
 
+function deploymentVersion(deployment: V1Deployment): string | undefined {
+  return fake ? deployment.metadata?.resourceVersion : `generation ${deployment.metadata?.generation}`;
+}
+
+async function reconcileErrors(running: RunningOperator): Promise<number> {
+  return (await running.metrics.reconcileErrors.get()).values.reduce((sum, sample) => sum + sample.value, 0);
+}
+
 const round = (ms: number): number => Math.round(ms * 10) / 10;
 
-const fake = await FakeKube.start({
-  customResource: { group: GROUP, version: VERSION, plural: PLURAL, kind: KIND },
-});
-const kc = fake.kubeConfig(NAMESPACE);
+const cluster = await startOperatorCluster();
+const { kc, fake } = cluster;
+for (const namespace of [NAMESPACE, BASELINE_NAMESPACE]) await createNamespace(kc, namespace);
 const apps = kc.makeApiClient(AppsV1Api);
 const core = kc.makeApiClient(CoreV1Api);
 const custom = kc.makeApiClient(CustomObjectsApi);
 const resource = { group: GROUP, version: VERSION, plural: PLURAL, namespace: NAMESPACE };
 
-// The API server creates nothing in a namespace that does not exist.
-await createNamespace(kc, NAMESPACE);
-await createNamespace(kc, `${NAMESPACE}-baseline`);
 // Baseline in the same run: the reconciler alone, called directly, in a namespace of its own.
 const baseline = await benchmarkApply({
   kubeConfig: kc,
-  namespace: `${NAMESPACE}-baseline`,
+  namespace: BASELINE_NAMESPACE,
   changes: CHANGES,
   reconciler: createReconciler({ kubeConfig: kc, clock: systemClock, analysis: healthyAnalysis }),
 });
@@ -193,15 +202,19 @@ const baseline = await benchmarkApply({
 const counting = countingReconciler(
   createReconciler({ kubeConfig: kc, clock: systemClock, analysis: healthyAnalysis }),
 );
-const operator = await startOperator({
-  kubeConfig: kc,
-  namespace: NAMESPACE,
-  identity: 'bench-operator',
-  reconciler: counting.reconciler,
-  port: 0,
-  host: '127.0.0.1',
-  watchNamespace: NAMESPACE,
-});
+const startBenchOperator = (): Promise<RunningOperator> =>
+  startOperator({
+    kubeConfig: kc,
+    namespace: NAMESPACE,
+    identity: 'bench-operator',
+    reconciler: counting.reconciler,
+    port: 0,
+    host: '127.0.0.1',
+    watchNamespace: NAMESPACE,
+  });
+let operator = await startBenchOperator();
+/** Reconcile errors counted by an operator stopped during the run (the restart on a real cluster). */
+let earlierErrors = 0;
 const observer = new DeploymentObserver();
 
 try {
@@ -230,7 +243,8 @@ try {
   }
 
   // Idempotency: apply the last spec again, then make the operator reconcile the unchanged object (a 410 on
-  // its watches makes it relist and enqueue everything) and check that nothing got a new resourceVersion.
+  // its watches makes it relist and enqueue everything; on a real cluster, a new operator lists it) and check
+  // that nothing got a new resourceVersion.
   const last = expectedFor(benchSpec(NAME, CHANGES));
   const versions = async () => ({
     authConfig: (
@@ -238,8 +252,8 @@ try {
         metadata: { resourceVersion: string };
       }
     ).metadata.resourceVersion,
-    deployment: (await apps.readNamespacedDeployment({ name: NAME, namespace: NAMESPACE })).metadata
-      ?.resourceVersion,
+    // On a real cluster the deployment controller writes the status: only the generation counts there.
+    deployment: deploymentVersion(await apps.readNamespacedDeployment({ name: NAME, namespace: NAMESPACE })),
     configMap: (await core.readNamespacedConfigMap({ name: last.configMap, namespace: NAMESPACE })).metadata
       ?.resourceVersion,
   });
@@ -266,14 +280,21 @@ try {
       spec: benchSpec(NAME, CHANGES),
     },
   });
-  const requestsBefore = fake.requests.length;
+  const requestsBefore = fake?.requests.length ?? 0;
   const reconciledBefore = counting.finished;
   const startedBefore = counting.started;
   observer.stop();
-  const expiredWatches = fake.expireWatches();
+  let expiredWatches: number | 'operator restarted' = 'operator restarted';
+  if (fake) expiredWatches = fake.expireWatches();
+  else {
+    earlierErrors = await reconcileErrors(operator);
+    await operator.stop();
+    operator = await startBenchOperator();
+  }
   await counting.finishedAfter(startedBefore, CHANGE_TIMEOUT_MS);
   const after = await versions();
-  const writes = fake.requests
+  // Only the fake can list the requests; on a real cluster the resourceVersions are the evidence.
+  const writes = fake?.requests
     .slice(requestsBefore)
     .filter((r) => r.method !== 'GET' && !r.path.includes('/leases'))
     .map((r) => `${r.method} ${r.path}`);
@@ -281,7 +302,7 @@ try {
     before.authConfig === after.authConfig &&
     before.deployment === after.deployment &&
     before.configMap === after.configMap &&
-    writes.length === 0;
+    (writes ?? []).length === 0;
 
   const sorted = [...samplesMs].sort((a, b) => a - b);
   const p50 = percentile(sorted, 0.5);
@@ -293,7 +314,9 @@ try {
         machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
         settings: {
           changes: CHANGES,
-          server: 'test/helpers/fake-kube (in-process, HTTP on 127.0.0.1)',
+          server: fake
+            ? 'test/helpers/fake-kube (in-process, HTTP on 127.0.0.1)'
+            : kc.getCurrentCluster()?.server,
           measured:
             'merge PATCH of the AuthConfig → Deployment watch shows the new config-hash, ConfigMap read',
         },
@@ -315,13 +338,10 @@ try {
           reconcilesAfterReapply: counting.finished - reconciledBefore,
           expiredWatches,
           resourceVersions: { before, after },
-          writesAfterReapply: writes,
+          writesAfterReapply: writes ?? 'not observable on a real cluster',
           unchanged,
         },
-        reconcileErrors: (await operator.metrics.reconcileErrors.get()).values.reduce(
-          (sum, sample) => sum + sample.value,
-          0,
-        ),
+        reconcileErrors: earlierErrors + (await reconcileErrors(operator)),
       },
       null,
       2,
@@ -331,5 +351,6 @@ try {
 } finally {
   observer.stop();
   await operator.stop();
-  await fake.close();
+  for (const namespace of [NAMESPACE, BASELINE_NAMESPACE]) await deleteNamespace(kc, namespace);
+  await cluster.close();
 }

@@ -6,7 +6,9 @@
  *
  * Who acts is read from each process's public surface: the Lease, /readyz and /metrics
  * (`leader_election_master_status`, `controller_runtime_reconcile_total`). Synchronisation polls observable
- * state against deadlines, never fixed sleeps. Fault injection needs the fake server and skips on a real cluster.
+ * state against deadlines, never fixed sleeps. Each test starts its own pair of processes in a namespace of its
+ * own; both are killed and the namespace deleted when the test ends, even on a timeout. With KUBECONFIG set the
+ * suite runs against that cluster (it installs the CRD); fault injection needs the fake server and skips there.
  */
 import {
   AppsV1Api,
@@ -28,8 +30,9 @@ import { configMapName, envHash } from '../operator/src/render/config-map.ts';
 import { renderEnv } from '../operator/src/render/env.ts';
 import { LEASE_NAME } from '../operator/src/runtime/operator.ts';
 import { eventually } from './helpers/eventually.ts';
-import { startTestCluster, type FakeKube, type TestCluster } from './helpers/fake-kube/index.ts';
-import { freePort, spawnGateway, type GatewayProcess } from './helpers/process.ts';
+import type { FakeKube, TestCluster } from './helpers/fake-kube/index.ts';
+import { startOperatorCluster, testNamespace } from './helpers/operator-cluster.ts';
+import { endsWithTest, freePort, spawnGateway, type GatewayProcess } from './helpers/process.ts';
 
 const onRealCluster = Boolean(process.env.KUBECONFIG);
 /** Short lease timings (production: 15 s / 10 s / 2 s) so the takeover is measured in seconds. */
@@ -65,15 +68,9 @@ let custom: CustomObjectsApi;
 let apps: AppsV1Api;
 let core: CoreV1Api;
 let coordination: CoordinationV1Api;
-const ns = `failover-${process.pid}`;
-const operators: OperatorProcess[] = [];
-/** Set by the takeover test for the fault tests: the operator left running. */
-let survivor: OperatorProcess | undefined;
 
 beforeAll(async () => {
-  cluster = await startTestCluster({
-    customResource: { group: GROUP, version: VERSION, plural: PLURAL, kind: KIND },
-  });
+  cluster = await startOperatorCluster();
   custom = cluster.kc.makeApiClient(CustomObjectsApi);
   apps = cluster.kc.makeApiClient(AppsV1Api);
   core = cluster.kc.makeApiClient(CoreV1Api);
@@ -84,8 +81,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const operator of operators) operator.process.child.kill('SIGKILL');
-  await Promise.all(operators.map((operator) => operator.process.exited));
   await cluster.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -95,7 +90,8 @@ function fake(): FakeKube {
   return cluster.fake;
 }
 
-async function spawnOperator(identity: string): Promise<OperatorProcess> {
+/** A `gatehouse operator` process for `ns`, killed when the running test ends. */
+async function spawnOperator(ns: string, identity: string): Promise<OperatorProcess> {
   const port = await freePort();
   const child = spawnGateway({
     args: [
@@ -106,10 +102,9 @@ async function spawnOperator(identity: string): Promise<OperatorProcess> {
     ],
     env: { KUBECONFIG: kubeconfig, LOG_LEVEL: 'info' },
   });
+  endsWithTest(child);
   child.child.stdin.end();
-  const operator = { identity, port, process: child };
-  operators.push(operator);
-  return operator;
+  return { identity, port, process: child };
 }
 
 async function get(port: number, path: string): Promise<{ status: number; body: string }> {
@@ -143,7 +138,7 @@ function hashOf(spec: AuthConfigSpecInput): string {
   return envHash(renderEnv(verdict.spec, 'disabled').env);
 }
 
-async function applySpec(index: number): Promise<string> {
+async function applySpec(ns: string, index: number): Promise<string> {
   await custom.patchNamespacedCustomObject(
     {
       group: GROUP,
@@ -159,7 +154,7 @@ async function applySpec(index: number): Promise<string> {
 }
 
 /** Resolves when the target Deployment's pod template carries `hash`. */
-function deploymentHas(hash: string, timeoutMs: number): Promise<true> {
+function deploymentHas(ns: string, hash: string, timeoutMs: number): Promise<true> {
   return eventually(`Deployment with config hash ${hash}`, timeoutMs, async () => {
     const deployment = await apps.readNamespacedDeployment({ name: TARGET, namespace: ns });
     return deployment.spec?.template.metadata?.annotations?.[ANNOTATIONS.configHash] === hash
@@ -168,47 +163,72 @@ function deploymentHas(hash: string, timeoutMs: number): Promise<true> {
   });
 }
 
-async function leaseHolder(): Promise<string | undefined> {
+async function leaseHolder(ns: string): Promise<string | undefined> {
   const lease = await coordination.readNamespacedLease({ name: LEASE_NAME, namespace: ns });
   return lease.spec?.holderIdentity ?? undefined;
+}
+
+interface Pair {
+  ns: string;
+  leader: OperatorProcess;
+  standby: OperatorProcess;
+}
+
+/**
+ * Two operators in a namespace of the test's own, the target Deployment and the AuthConfig, once the leader has
+ * applied the first spec. The processes are killed and the namespace deleted when the test ends.
+ */
+async function startPair(): Promise<Pair> {
+  const ns = await testNamespace(cluster.kc, 'failover');
+  const a = await spawnOperator(ns, 'operator-a');
+  const b = await spawnOperator(ns, 'operator-b');
+  for (const operator of [a, b]) {
+    await eventually(`${operator.identity} /healthz`, CONDITION_WAIT_MS, async () =>
+      (await get(operator.port, '/healthz')).status === 200 ? true : undefined,
+    );
+  }
+  const holder = await eventually('a Lease holder', CONDITION_WAIT_MS, () => leaseHolder(ns));
+  const [leader, standby] = holder === a.identity ? [a, b] : [b, a];
+  expect(holder).toBe(leader.identity);
+
+  await apps.createNamespacedDeployment({
+    namespace: ns,
+    body: {
+      metadata: { name: TARGET },
+      spec: {
+        selector: { matchLabels: { app: TARGET } },
+        template: {
+          metadata: { labels: { app: TARGET } },
+          spec: { containers: [{ name: 'gateway', image: 'gatehouse' }] },
+        },
+      },
+    },
+  });
+  await custom.createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    plural: PLURAL,
+    namespace: ns,
+    body: { apiVersion: API_VERSION, kind: KIND, metadata: { name: NAME }, spec: specFor(1) },
+  });
+  await deploymentHas(ns, hashOf(specFor(1)), CONDITION_WAIT_MS);
+  return { ns, leader, standby };
+}
+
+/** A crash of the leader: SIGKILL, so no graceful release, and the standby has to wait for the Lease to expire. */
+async function killLeader(pair: Pair): Promise<number> {
+  const killedAt = performance.now();
+  pair.leader.process.child.kill('SIGKILL');
+  await pair.leader.process.exited;
+  return killedAt;
 }
 
 describe('two gatehouse operator processes', () => {
   it(
     'exactly one acts; the other takes over within 15 s when the leader is SIGKILLed',
     async () => {
-      const a = await spawnOperator('operator-a');
-      const b = await spawnOperator('operator-b');
-      for (const operator of [a, b]) {
-        await eventually(`${operator.identity} /healthz`, CONDITION_WAIT_MS, async () =>
-          (await get(operator.port, '/healthz')).status === 200 ? true : undefined,
-        );
-      }
-      const holder = await eventually('a Lease holder', CONDITION_WAIT_MS, leaseHolder);
-      const [leader, standby] = holder === a.identity ? [a, b] : [b, a];
-      expect(holder).toBe(leader.identity);
-
-      await apps.createNamespacedDeployment({
-        namespace: ns,
-        body: {
-          metadata: { name: TARGET },
-          spec: {
-            selector: { matchLabels: { app: TARGET } },
-            template: {
-              metadata: { labels: { app: TARGET } },
-              spec: { containers: [{ name: 'gateway', image: 'gatehouse' }] },
-            },
-          },
-        },
-      });
-      await custom.createNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        plural: PLURAL,
-        namespace: ns,
-        body: { apiVersion: API_VERSION, kind: KIND, metadata: { name: NAME }, spec: specFor(1) },
-      });
-      await deploymentHas(hashOf(specFor(1)), CONDITION_WAIT_MS);
+      const pair = await startPair();
+      const { ns, leader, standby } = pair;
 
       // Exactly one acts: the leader reconciled, the standby never did and says so.
       expect(await metric(leader, 'leader_election_master_status')).toBe(1);
@@ -221,23 +241,19 @@ describe('two gatehouse operator processes', () => {
       const ready = await get(standby.port, '/readyz');
       expect(ready.status).toBe(200);
       expect(ready.body).toMatch(/standby/);
-      expect(await leaseHolder()).toBe(leader.identity);
+      expect(await leaseHolder(ns)).toBe(leader.identity);
 
-      // A crash: no graceful release, so the standby has to wait for the Lease to expire.
-      const killedAt = performance.now();
-      leader.process.child.kill('SIGKILL');
-      await leader.process.exited;
-      const next = await applySpec(2);
-      await deploymentHas(next, TAKEOVER_LIMIT_MS);
+      const killedAt = await killLeader(pair);
+      const next = await applySpec(ns, 2);
+      await deploymentHas(ns, next, TAKEOVER_LIMIT_MS);
       const tookOverMs = performance.now() - killedAt;
       console.info(`takeover after SIGKILL: ${Math.round(tookOverMs)} ms`);
       expect(tookOverMs).toBeLessThan(TAKEOVER_LIMIT_MS);
-      expect(await leaseHolder()).toBe(standby.identity);
+      expect(await leaseHolder(ns)).toBe(standby.identity);
       expect(await metric(standby, 'leader_election_master_status')).toBe(1);
       await eventually('a reconcile counted by the new leader', 20_000, async () =>
         (await metric(standby, 'controller_runtime_reconcile_total')) > 0 ? true : undefined,
       );
-      survivor = standby;
     },
     TEST_TIMEOUT_MS,
   );
@@ -245,20 +261,23 @@ describe('two gatehouse operator processes', () => {
   it.skipIf(onRealCluster)(
     'converges through 409s, 500s, a 410 Gone and a stalled watch',
     async () => {
-      const operator = survivor;
-      if (!operator) throw new Error('the takeover test did not leave an operator running');
+      // The same start as above, so the faults hit an operator that took over from a crashed leader.
+      const pair = await startPair();
+      const { ns, standby: operator } = pair;
+      await killLeader(pair);
+      await deploymentHas(ns, await applySpec(ns, 2), CONDITION_WAIT_MS);
       const server = fake();
       server.clearRequests();
 
       // Injected right after the change, the faults land on the reconcile's writes (ConfigMap, Deployment,
       // status), each failure retried with backoff.
-      let hash = await applySpec(3);
+      let hash = await applySpec(ns, 3);
       server.failNext(2, 409, { reason: 'Conflict' });
-      await deploymentHas(hash, CONDITION_WAIT_MS);
+      await deploymentHas(ns, hash, CONDITION_WAIT_MS);
 
-      hash = await applySpec(4);
+      hash = await applySpec(ns, 4);
       server.failNext(3, 500, { reason: 'InternalError' });
-      await deploymentHas(hash, CONDITION_WAIT_MS);
+      await deploymentHas(ns, hash, CONDITION_WAIT_MS);
 
       const injected = server.requests.filter(
         (r) => (r.status === 409 || r.status === 500) && !r.path.includes('/leases'),
@@ -268,8 +287,8 @@ describe('two gatehouse operator processes', () => {
 
       // 410 Gone on every open watch: the operator relists and keeps delivering changes.
       expect(server.expireWatches()).toBeGreaterThan(0);
-      hash = await applySpec(5);
-      await deploymentHas(hash, CONDITION_WAIT_MS);
+      hash = await applySpec(ns, 5);
+      await deploymentHas(ns, hash, CONDITION_WAIT_MS);
       expect(
         await metric(operator, 'gatehouse_operator_watch_restarts_total', 'reason="gone"'),
       ).toBeGreaterThan(0);
@@ -277,8 +296,8 @@ describe('two gatehouse operator processes', () => {
       // A silently stalled watch: the change sent to it is lost; the watchdog's relist picks it up. (The
       // watchdog's own mechanics are proven in operator-runtime.test.ts; here it is the end-to-end convergence.)
       expect(server.stallWatches()).toBeGreaterThan(0);
-      hash = await applySpec(6);
-      await deploymentHas(hash, CONDITION_WAIT_MS);
+      hash = await applySpec(ns, 6);
+      await deploymentHas(ns, hash, CONDITION_WAIT_MS);
       expect(
         (await core.readNamespacedConfigMap({ name: configMapName(NAME, hash), namespace: ns })).data,
       ).toMatchObject({ APP_BASE_URL: specFor(6).appBaseUrl });

@@ -40,7 +40,13 @@ import { createDefaultReconciler } from '../operator/src/runtime/default-reconci
 import { silentLogger } from '../operator/src/runtime/logger.ts';
 import { LEASE_NAME, startOperator, type RunningOperator } from '../operator/src/runtime/operator.ts';
 import { eventually } from './helpers/eventually.ts';
-import { startTestCluster, type TestCluster } from './helpers/fake-kube/index.ts';
+import {
+  createNamespace,
+  deleteNamespace,
+  uniqueNamespaceName,
+  type TestCluster,
+} from './helpers/fake-kube/index.ts';
+import { startOperatorCluster } from './helpers/operator-cluster.ts';
 import {
   serveRegistries,
   startPrometheus,
@@ -91,10 +97,12 @@ function gateway(namespace: string, burst: Gateway['burst'], tick: Gateway['tick
   };
 }
 
-// Namespaces of their own (the watch and the Lease are scoped to them), so the suite also runs on a real cluster.
-const healthy = gateway(`rollout-ok-${process.pid}`, { pass: 100 }, { pass: 10 });
+// Namespaces of their own (the watch and the Lease are scoped to them), uniquely named so the suite also runs on a
+// real cluster, again and again. The three tests are steps of one scenario, so the namespaces are the suite's:
+// created before the first test and deleted after the last.
+const healthy = gateway(uniqueNamespaceName('rollout-ok'), { pass: 100 }, { pass: 10 });
 const noisy = gateway(
-  `rollout-noisy-${process.pid}`,
+  uniqueNamespaceName('rollout-noisy'),
   { pass: 90, would_deny: 10 },
   { pass: 9, would_deny: 1 },
 );
@@ -108,6 +116,8 @@ let apps: AppsV1Api;
 let core: CoreV1Api;
 let custom: CustomObjectsApi;
 const operators: RunningOperator[] = [];
+/** The namespaces created so far, deleted after the last test. */
+const namespaces: string[] = [];
 let traffic: NodeJS.Timeout | undefined;
 
 /** An instant query's single value straight from the Prometheus HTTP API (NaN when it has no series). */
@@ -215,15 +225,13 @@ beforeAll(async () => {
   );
   prometheusUrl = server.url;
 
-  cluster = await startTestCluster({
-    customResource: { group: GROUP, version: VERSION, plural: PLURAL, kind: KIND },
-  });
+  cluster = await startOperatorCluster();
   apps = cluster.kc.makeApiClient(AppsV1Api);
   core = cluster.kc.makeApiClient(CoreV1Api);
   custom = cluster.kc.makeApiClient(CustomObjectsApi);
   for (const { namespace } of gateways) {
-    // The fake has every namespace; a real cluster needs them created.
-    if (!cluster.fake) await core.createNamespace({ body: { metadata: { name: namespace } } });
+    namespaces.push(namespace);
+    await createNamespace(cluster.kc, namespace);
     await apps.createNamespacedDeployment({ namespace, body: deployment() });
   }
 
@@ -262,6 +270,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (traffic) clearInterval(traffic);
   await Promise.all(operators.map((operator) => operator.stop()));
+  for (const namespace of namespaces) if (cluster) await deleteNamespace(cluster.kc, namespace);
   if (cluster) await cluster.close();
   await server?.stop();
   await exporter?.close();

@@ -2,8 +2,12 @@
  * The AuthConfig reconciler (issue 7, points 2 and 3) through the real @kubernetes/client-node against the
  * fake API server (testing guide, "Kubernetes API" row): ConfigMaps, the Deployment's pod template, status,
  * events, idempotency, the rollout on a manual clock with a fake analysis source, and a 409 fault.
+ *
+ * With KUBECONFIG set it runs against that cluster instead: the suite installs the CRD, each test works in a
+ * namespace of its own that is deleted when the test ends, and the fault test skips.
  */
 import {
+  ApiException,
   AppsV1Api,
   CoreV1Api,
   CustomObjectsApi,
@@ -15,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../gateway/src/clock.ts';
 import { createPrometheusAnalysis } from '../operator/src/analysis/prometheus-analysis.ts';
 import type { AnalysisSource } from '../operator/src/analysis/types.ts';
-import { GROUP, LABELS, PLURAL, VERSION } from '../operator/src/api/names.ts';
+import { GROUP, LABELS, MANAGED_BY, PLURAL, VERSION } from '../operator/src/api/names.ts';
 import { gateSecrets, minimalSpec, specWith } from '../operator/src/api/testing/fixtures.ts';
 import type { AuthConfigSpecInput, AuthConfigStatus } from '../operator/src/api/types.generated.ts';
 import {
@@ -26,9 +30,12 @@ import {
 } from '../operator/src/reconcile/index.ts';
 import type { Analysis } from '../operator/src/rollout/types.ts';
 import { freePort } from './helpers/process.ts';
-import { startTestCluster, type TestCluster } from './helpers/fake-kube/index.ts';
-
-const AUTHCONFIG = { group: GROUP, version: VERSION, plural: PLURAL, kind: 'AuthConfig' };
+import type { FakeKube, TestCluster } from './helpers/fake-kube/index.ts';
+import {
+  AUTHCONFIG_RESOURCE as AUTHCONFIG,
+  startOperatorCluster,
+  testNamespace,
+} from './helpers/operator-cluster.ts';
 
 let cluster: TestCluster;
 let kc: KubeConfig;
@@ -37,7 +44,7 @@ let apps: AppsV1Api;
 let custom: CustomObjectsApi;
 
 beforeAll(async () => {
-  cluster = await startTestCluster({ customResource: AUTHCONFIG });
+  cluster = await startOperatorCluster();
   kc = cluster.kc;
   core = kc.makeApiClient(CoreV1Api);
   apps = kc.makeApiClient(AppsV1Api);
@@ -71,15 +78,10 @@ interface Harness {
   reconcile(): ReturnType<Reconciler['reconcile']>;
 }
 
-let counter = 0;
-
-/** A namespace of its own per test (any namespace exists on the fake), a Deployment and a reconciler. */
+/** A namespace of its own per test (deleted when the test ends), a Deployment and a reconciler. */
 async function setUp(options: { deployment?: boolean; source?: AnalysisSource } = {}): Promise<Harness> {
-  counter += 1;
-  const namespace = `reconcile-${counter}`;
+  const namespace = await testNamespace(kc, 'reconcile');
   const name = 'gateway';
-  // The fake has every namespace; a real cluster needs it created.
-  if (!cluster.fake) await core.createNamespace({ body: { metadata: { name: namespace } } });
   if (options.deployment !== false) await apps.createNamespacedDeployment({ namespace, body: deployment() });
   const clock = createManualClock(Date.UTC(2026, 0, 1));
   const analysis = fakeAnalysis();
@@ -146,6 +148,17 @@ async function applyAuthConfig(h: Harness, spec: AuthConfigSpecInput, annotation
   });
 }
 
+/**
+ * Stores an AuthConfig in the fake as it is sent: written straight into the store as a type without the CRD's
+ * admission (no defaults, no schema, no CEL rules), which no write through the API can do.
+ */
+function storePastAdmission(fake: FakeKube, h: Harness, spec: AuthConfigSpecInput): void {
+  const resource = fake.registry.find(GROUP, VERSION, PLURAL);
+  if (!resource) throw new Error('the fake serves no AuthConfig resource');
+  const body = { apiVersion: `${GROUP}/${VERSION}`, kind: 'AuthConfig', metadata: { name: h.name }, spec };
+  fake.store.create({ ...resource, admit: undefined }, h.namespace, body);
+}
+
 interface StoredAuthConfig {
   metadata: { resourceVersion: string; uid: string; generation: number };
   status?: AuthConfigStatus;
@@ -174,9 +187,15 @@ function condition(status: AuthConfigStatus | undefined, type: string) {
   return status?.conditions?.find((item) => item.type === type);
 }
 
+/**
+ * The reasons of the operator's Events, which are about the AuthConfig. A cluster with a controller-manager (kind,
+ * k3d) adds its own Events to the namespace (ScalingReplicaSet, pods that cannot pull the image): not counted.
+ */
 async function eventReasons(h: Harness): Promise<string[]> {
   const list = await core.listNamespacedEvent({ namespace: h.namespace });
-  return list.items.map((event) => event.reason ?? '');
+  return list.items
+    .filter((event) => event.involvedObject.kind === 'AuthConfig')
+    .map((event) => event.reason ?? '');
 }
 
 function gatewayContainer(d: V1Deployment) {
@@ -196,12 +215,23 @@ function referencedConfigMap(d: V1Deployment): string | undefined {
   return gatewayContainer(d).envFrom?.find((source) => source.configMapRef)?.configMapRef?.name;
 }
 
+/**
+ * Which version of the Deployment the reconciler left: on the fake, its resourceVersion (any write moves it); on
+ * a real cluster, its generation (any change to its spec moves it), because a controller-manager writes the
+ * Deployment's status too.
+ */
+function deploymentVersion(d: V1Deployment): string {
+  return cluster.fake
+    ? `resourceVersion ${d.metadata?.resourceVersion}`
+    : `generation ${d.metadata?.generation}`;
+}
+
 /** Versions of everything the reconciler may write. */
 async function versions(h: Harness) {
   const [authConfig, target, maps] = await Promise.all([readAuthConfig(h), readDeployment(h), configMaps(h)]);
   return {
     authConfig: authConfig.metadata.resourceVersion,
-    deployment: target.metadata?.resourceVersion,
+    deployment: deploymentVersion(target),
     configMaps: maps.map((item) => `${item.metadata?.name}@${item.metadata?.resourceVersion}`).sort(),
   };
 }
@@ -353,10 +383,21 @@ describe('refusing', () => {
   it('marks AUTH_MODE=local with OIDC enabled InvalidSpec and leaves the Deployment untouched', async () => {
     const h = await setUp();
     const before = await readDeployment(h);
-    await applyAuthConfig(
-      h,
-      specWith({ oidc: { enabled: true, issuer: 'https://login.example.com', clientId: 'gatehouse' } }),
+    const invalid = specWith({
+      oidc: { enabled: true, issuer: 'https://login.example.com', clientId: 'gatehouse' },
+    });
+    // Admission refuses it first (the CRD's CEL rule), on a real API server as on the fake.
+    const refused = await applyAuthConfig(h, invalid).then(
+      () => undefined,
+      (error: unknown) => error,
     );
+    expect(refused).toBeInstanceOf(ApiException);
+    expect(refused).toMatchObject({ code: 422 });
+    expect(String((refused as ApiException<unknown>).body)).toContain('spec.oidc.enabled');
+    // The reconciler's own guard, for an object that got past admission anyway (stored under an older CRD,
+    // or one installed without its rules): only the fake can store it, by skipping its admission.
+    if (!cluster.fake) return;
+    storePastAdmission(cluster.fake, h, invalid);
     expect(await h.reconcile()).toEqual({});
 
     const stored = await readAuthConfig(h);
@@ -368,7 +409,7 @@ describe('refusing', () => {
     expect(condition(stored.status, 'Ready')?.message).toMatch(/oidc/i);
     expect(stored.status?.observedGeneration).toBe(1);
     expect(stored.status?.appliedHash).toBeUndefined();
-    expect((await readDeployment(h)).metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+    expect(deploymentVersion(await readDeployment(h))).toBe(deploymentVersion(before));
     expect(await configMaps(h)).toEqual([]);
     expect(await eventReasons(h)).toEqual(['InvalidSpec']);
 
@@ -570,13 +611,15 @@ describe('the API_AUTH_MODE rollout', () => {
 
 describe('the apply benchmark', () => {
   it('times spec changes applied by the reconciler (for the runtime benchmark to call)', async () => {
-    counter += 1;
-    const namespace = `reconcile-bench-${counter}`;
-    if (!cluster.fake) await core.createNamespace({ body: { metadata: { name: namespace } } });
+    const namespace = await testNamespace(kc, 'reconcile-bench');
     const result = await benchmarkApply({ kubeConfig: kc, namespace, changes: 5 });
     expect(result.samplesMs).toHaveLength(5);
     expect(result.p99Ms).toBeGreaterThanOrEqual(result.p50Ms);
-    const list = await core.listNamespacedConfigMap({ namespace });
+    // The operator's only: a controller-manager puts a kube-root-ca.crt ConfigMap in every namespace.
+    const list = await core.listNamespacedConfigMap({
+      namespace,
+      labelSelector: `${LABELS.managedBy}=${MANAGED_BY}`,
+    });
     expect(list.items).toHaveLength(5); // 6 configurations, the last 5 kept
   });
 });

@@ -4,14 +4,15 @@
  * talking to the fake Kubernetes API server through a kubeconfig file, as an SRE's shell would. The end-to-end
  * case drives the real reconciler (a manual clock, a fake analysis source) between CLI calls.
  *
- * With KUBECONFIG set the suite runs against that cluster instead (namespaces are created); the checks on the
- * fake's request log and on the context's default namespace then skip.
+ * Each test works in namespaces of its own, deleted when it ends, and no CLI process outlives its test. With
+ * KUBECONFIG set the suite runs against that cluster instead (it installs the CRD; the context-namespace test
+ * writes a copy of that kubeconfig with its namespace); the checks on the fake's request log then skip.
  */
 import {
   AppsV1Api,
   CoreV1Api,
   CustomObjectsApi,
-  type KubeConfig,
+  KubeConfig,
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -20,16 +21,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../gateway/src/clock.ts';
 import type { AnalysisSource } from '../operator/src/analysis/types.ts';
-import { GROUP, KIND, LABELS, PLURAL, VERSION } from '../operator/src/api/names.ts';
+import { GROUP, KIND, LABELS, VERSION } from '../operator/src/api/names.ts';
 import { gateSecrets, minimalSpec, specWith } from '../operator/src/api/testing/fixtures.ts';
 import type { AuthConfigSpecInput, AuthConfigStatus } from '../operator/src/api/types.generated.ts';
 import { ANNOTATIONS, createReconciler } from '../operator/src/reconcile/index.ts';
-import { startTestCluster, type TestCluster } from './helpers/fake-kube/index.ts';
-import { spawnGateway } from './helpers/process.ts';
-
-const AUTHCONFIG = { group: GROUP, version: VERSION, plural: PLURAL } as const;
-/** The namespace of the kubeconfig context the CLI is given (its default for -n). */
-const CONTEXT_NAMESPACE = `rollout-cli-${process.pid}`;
+import type { TestCluster } from './helpers/fake-kube/index.ts';
+import {
+  AUTHCONFIG_RESOURCE as AUTHCONFIG,
+  startOperatorCluster,
+  testNamespace,
+} from './helpers/operator-cluster.ts';
+import { endsWithTest, spawnGateway } from './helpers/process.ts';
 
 let cluster: TestCluster;
 let kc: KubeConfig;
@@ -38,18 +40,16 @@ let apps: AppsV1Api;
 let core: CoreV1Api;
 let dir: string;
 let kubeconfigPath: string;
-let counter = 0;
 
 beforeAll(async () => {
-  cluster = await startTestCluster({ customResource: { ...AUTHCONFIG, kind: KIND } });
+  cluster = await startOperatorCluster();
   kc = cluster.kc;
   custom = kc.makeApiClient(CustomObjectsApi);
   apps = kc.makeApiClient(AppsV1Api);
   core = kc.makeApiClient(CoreV1Api);
   dir = await mkdtemp(join(tmpdir(), 'gatehouse-rollout-cli-'));
   kubeconfigPath = process.env.KUBECONFIG ?? join(dir, 'config');
-  if (cluster.fake)
-    await writeFile(kubeconfigPath, cluster.fake.kubeConfig(CONTEXT_NAMESPACE).exportConfig());
+  if (!process.env.KUBECONFIG) await writeFile(kubeconfigPath, kc.exportConfig());
 });
 
 afterAll(async () => {
@@ -63,9 +63,13 @@ interface Run {
   stderr: string;
 }
 
-/** `gatehouse rollout ARGS` as a process with only KUBECONFIG set. */
+/** `gatehouse rollout ARGS` as a process with only KUBECONFIG set (the suite's kubeconfig unless given). */
 async function rollout(...args: string[]): Promise<Run> {
-  const child = spawnGateway({ args: ['rollout', ...args], env: { KUBECONFIG: kubeconfigPath } });
+  return rolloutWith(kubeconfigPath, ...args);
+}
+
+async function rolloutWith(kubeconfig: string, ...args: string[]): Promise<Run> {
+  const child = endsWithTest(spawnGateway({ args: ['rollout', ...args], env: { KUBECONFIG: kubeconfig } }));
   child.child.stdin.end();
   const code = await child.exited;
   return { code, stdout: child.stdout(), stderr: child.stderr() };
@@ -77,11 +81,25 @@ function field(output: string, label: string): string | undefined {
   return line?.slice(label.length + 1).trimStart();
 }
 
-async function freshNamespace(): Promise<string> {
-  counter += 1;
-  const namespace = `rollout-cli-${process.pid}-${counter}`;
-  if (!cluster.fake) await core.createNamespace({ body: { metadata: { name: namespace } } });
-  return namespace;
+/** A namespace of the running test's own, deleted when it ends. */
+function freshNamespace(): Promise<string> {
+  return testNamespace(kc, 'rollout-cli');
+}
+
+/** A kubeconfig file for the same cluster and user whose current context defaults to `namespace`. */
+async function kubeconfigWithNamespace(namespace: string): Promise<string> {
+  const copy = new KubeConfig();
+  copy.loadFromOptions({
+    clusters: kc.clusters,
+    users: kc.users,
+    contexts: kc.contexts.map((context) =>
+      context.name === kc.currentContext ? { ...context, namespace } : context,
+    ),
+    currentContext: kc.currentContext,
+  });
+  const path = join(dir, `config-${namespace}`);
+  await writeFile(path, copy.exportConfig(), { mode: 0o600 });
+  return path;
 }
 
 const rolloutSpec = (mode: 'disabled' | 'warn' | 'enforce' = 'enforce'): AuthConfigSpecInput =>
@@ -154,9 +172,10 @@ const condition = (
 /** An AuthConfig in enforce after a warn soak, a fallback and a second promotion. */
 const enforceStatus: AuthConfigStatus = {
   observedGeneration: 1,
-  appliedHash: 'abc123',
+  // As the operator writes it: the 10 hex digits of the env ConfigMap's hash (the CRD refuses anything else).
+  appliedHash: '0a1b2c3d4e',
   conditions: [
-    condition('Ready', 'True', 'Applied', 'Deployment gatehouse runs with ConfigMap gateway-env-abc123'),
+    condition('Ready', 'True', 'Applied', 'Deployment gatehouse runs with ConfigMap gateway-env-0a1b2c3d4e'),
     condition('Degraded', 'False', 'Healthy', 'the last check passed'),
   ],
   rollout: {
@@ -287,13 +306,12 @@ describe('gatehouse rollout status', () => {
   });
 
   it('says when the operator has not reported yet, and uses the context namespace without -n', async () => {
-    if (!cluster.fake) return; // the context namespace is the fake kubeconfig's
-    await createAuthConfig(CONTEXT_NAMESPACE, 'fresh', minimalSpec);
-    const run = await rollout('status', 'fresh');
+    const namespace = await freshNamespace();
+    const kubeconfig = await kubeconfigWithNamespace(namespace);
+    await createAuthConfig(namespace, 'fresh', minimalSpec);
+    const run = await rolloutWith(kubeconfig, 'status', 'fresh');
     expect(run.code).toBe(0);
-    expect(field(run.stdout, 'AuthConfig')).toBe(
-      `${CONTEXT_NAMESPACE}/fresh (generation 1, not observed yet)`,
-    );
+    expect(field(run.stdout, 'AuthConfig')).toBe(`${namespace}/fresh (generation 1, not observed yet)`);
     expect(field(run.stdout, 'Desired mode')).toBe('disabled (spec.apiAuth.mode); automatic promotion on');
     expect(run.stdout).toContain('not reported yet');
     expect(run.stdout).toContain('History:\n  no transitions yet\n');

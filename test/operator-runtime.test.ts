@@ -4,8 +4,10 @@
  * watches, relist on 410 Gone, the watchdog on a stalled watch, retries with backoff, leader election on a
  * Lease (one acts, the other takes over), graceful release, and the HTTP endpoints.
  *
- * Each test works in its own namespace (the watch and the Lease are scoped to it), so operators left from one
- * test cannot act on another's objects. Fault-injection tests need the fake and skip on a real cluster.
+ * Each test works in a namespace of its own (the watch and the Lease are scoped to it), deleted when the test
+ * ends, so operators left from one test cannot act on another's objects; the operators are stopped and the CLI's
+ * process killed when their test ends, even on a timeout. With KUBECONFIG set the suite runs against that
+ * cluster (it installs the CRD); the fault-injection tests need the fake and skip there.
  */
 import {
   AppsV1Api,
@@ -18,12 +20,15 @@ import {
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { GROUP, KIND, PLURAL, VERSION } from '../operator/src/api/names.ts';
+import { gateSecrets, specWith } from '../operator/src/api/testing/fixtures.ts';
+import type { AuthConfigSpecInput } from '../operator/src/api/types.generated.ts';
 import type { ObjectKey, ReconcileResult } from '../operator/src/reconcile/types.ts';
 import { startOperator, type OperatorOptions, type RunningOperator } from '../operator/src/runtime/index.ts';
-import { startTestCluster, type FakeKube, type TestCluster } from './helpers/fake-kube/index.ts';
-import { freePort, spawnGateway } from './helpers/process.ts';
+import type { FakeKube, TestCluster } from './helpers/fake-kube/index.ts';
+import { startOperatorCluster, testNamespace } from './helpers/operator-cluster.ts';
+import { endsWithTest, freePort, spawnGateway } from './helpers/process.ts';
 
 const onRealCluster = Boolean(process.env.KUBECONFIG);
 /** Short lease timings so a takeover takes a second or two (production: 15 s / 10 s / 2 s). */
@@ -35,12 +40,9 @@ let custom: CustomObjectsApi;
 let coordination: CoordinationV1Api;
 let apps: AppsV1Api;
 const running: RunningOperator[] = [];
-let namespaceCounter = 0;
 
 beforeAll(async () => {
-  cluster = await startTestCluster({
-    customResource: { group: GROUP, version: VERSION, plural: PLURAL, kind: KIND },
-  });
+  cluster = await startOperatorCluster();
   kc = cluster.kc;
   custom = kc.makeApiClient(CustomObjectsApi);
   coordination = kc.makeApiClient(CoordinationV1Api);
@@ -60,9 +62,9 @@ function fake(): FakeKube {
   return cluster.fake;
 }
 
-function freshNamespace(): string {
-  namespaceCounter += 1;
-  return `rt-${process.pid}-${namespaceCounter}`;
+/** A namespace of the running test's own, deleted when it ends (after its operators are stopped). */
+function freshNamespace(): Promise<string> {
+  return testNamespace(kc, 'rt');
 }
 
 interface Call {
@@ -136,8 +138,20 @@ async function createAuthConfig(namespace: string, name: string, target = 'gatew
       apiVersion: `${GROUP}/${VERSION}`,
       kind: KIND,
       metadata: { name },
-      spec: { target: { name: target } },
+      spec: validSpec(target),
     },
+  });
+}
+
+/**
+ * A spec the CRD admits, whose `apiAuth.mode` can be patched to any mode: the gate secrets and the Prometheus
+ * URL that warn and enforce need are there from the start.
+ */
+function validSpec(target: string): AuthConfigSpecInput {
+  return specWith({
+    target: { name: target },
+    secretEnv: gateSecrets,
+    apiAuth: { mode: 'disabled', rollout: { prometheus: { url: 'http://prometheus.test:9090' } } },
   });
 }
 
@@ -159,7 +173,7 @@ async function get(port: number, path: string): Promise<{ status: number; body: 
 
 describe('watching AuthConfigs', () => {
   it('reconciles an AuthConfig when it is created and when it changes', async () => {
-    const ns = freshNamespace();
+    const ns = await freshNamespace();
     const recorder = recordingReconciler();
     await start(ns, { reconciler: recorder.reconciler });
     await createAuthConfig(ns, 'main');
@@ -171,7 +185,7 @@ describe('watching AuthConfigs', () => {
   });
 
   it('reconciles the AuthConfig that targets a Deployment when the Deployment changes', async () => {
-    const ns = freshNamespace();
+    const ns = await freshNamespace();
     const recorder = recordingReconciler();
     await createAuthConfig(ns, 'main', 'gateway');
     await start(ns, { reconciler: recorder.reconciler });
@@ -194,7 +208,7 @@ describe('watching AuthConfigs', () => {
   });
 
   it.skipIf(onRealCluster)('relists after 410 Gone and keeps delivering changes', async () => {
-    const ns = freshNamespace();
+    const ns = await freshNamespace();
     const recorder = recordingReconciler();
     await createAuthConfig(ns, 'main');
     const operator = await start(ns, { reconciler: recorder.reconciler, watchDeployments: false });
@@ -215,7 +229,7 @@ describe('watching AuthConfigs', () => {
   });
 
   it.skipIf(onRealCluster)('restarts a silently stalled watch after the watchdog period', async () => {
-    const ns = freshNamespace();
+    const ns = await freshNamespace();
     const recorder = recordingReconciler();
     await createAuthConfig(ns, 'main');
     const operator = await start(ns, {
@@ -259,7 +273,7 @@ function authConfigLists(ns: string): number {
 
 describe('the work queue', () => {
   it('retries a failing reconcile with backoff until it succeeds, and honours requeueAfterMs', async () => {
-    const ns = freshNamespace();
+    const ns = await freshNamespace();
     const recorder = recordingReconciler((_key, attempt) => {
       if (attempt <= 2) throw new Error(`transient failure ${attempt}`);
       if (attempt === 3) return { requeueAfterMs: 50 };
@@ -290,7 +304,7 @@ describe('the work queue', () => {
 
 describe('leader election', () => {
   it('with two operators exactly one reconciles; the other takes over when the leader dies', async () => {
-    const ns = freshNamespace();
+    const ns = await freshNamespace();
     const first = recordingReconciler();
     const second = recordingReconciler();
     const a = await start(ns, {
@@ -330,7 +344,7 @@ describe('leader election', () => {
   });
 
   it('a graceful stop releases the Lease at once, so the standby does not wait for it to expire', async () => {
-    const ns = freshNamespace();
+    const ns = await freshNamespace();
     // A long lease: a takeover within seconds can only come from the release.
     const slowLease = { leaseDurationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 200 };
     const first = recordingReconciler();
@@ -360,7 +374,7 @@ describe('leader election', () => {
 
 describe('HTTP endpoints', () => {
   it('serves /healthz, /readyz and /metrics with the controller-runtime and rollout metrics', async () => {
-    const ns = freshNamespace();
+    const ns = await freshNamespace();
     const recorder = recordingReconciler();
     const operator = await start(ns, {
       reconciler: ({ metrics }) => ({
@@ -398,40 +412,38 @@ describe('HTTP endpoints', () => {
 
 describe('gatehouse operator', () => {
   it('runs from the CLI, leads, serves /healthz and releases the Lease on SIGTERM', async () => {
-    const ns = freshNamespace();
+    const ns = await freshNamespace();
     const dir = await mkdtemp(join(tmpdir(), 'gatehouse-operator-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const kubeconfig = process.env.KUBECONFIG ?? join(dir, 'config');
     if (!process.env.KUBECONFIG) await writeFile(kubeconfig, kc.exportConfig());
     const port = await freePort();
-    const operator = spawnGateway({
-      args: [
-        'operator',
-        '--port',
-        String(port),
-        '--namespace',
-        ns,
-        '--identity',
-        'cli-operator',
-        '--watch-namespace',
-        ns,
-      ],
-      // Its own empty namespace to watch: the real reconciler must not touch the other tests' objects.
-      env: { KUBECONFIG: kubeconfig, LOG_LEVEL: 'info' },
-    });
+    const operator = endsWithTest(
+      spawnGateway({
+        args: [
+          'operator',
+          '--port',
+          String(port),
+          '--namespace',
+          ns,
+          '--identity',
+          'cli-operator',
+          '--watch-namespace',
+          ns,
+        ],
+        // Its own empty namespace to watch: the real reconciler must not touch the other tests' objects.
+        env: { KUBECONFIG: kubeconfig, LOG_LEVEL: 'info' },
+      }),
+    );
     operator.child.stdin.end();
-    try {
-      await operator.waitForOutput(/became leader/);
-      expect(await get(port, '/healthz')).toEqual({ status: 200, body: 'ok\n' });
-      const held = await coordination.readNamespacedLease({ name: 'gatehouse-operator', namespace: ns });
-      expect(held.spec?.holderIdentity).toBe('cli-operator');
+    await operator.waitForOutput(/became leader/);
+    expect(await get(port, '/healthz')).toEqual({ status: 200, body: 'ok\n' });
+    const held = await coordination.readNamespacedLease({ name: 'gatehouse-operator', namespace: ns });
+    expect(held.spec?.holderIdentity).toBe('cli-operator');
 
-      operator.child.kill('SIGTERM');
-      expect(await operator.exited).toBe(0);
-      const released = await coordination.readNamespacedLease({ name: 'gatehouse-operator', namespace: ns });
-      expect(released.spec?.holderIdentity).toBeUndefined();
-    } finally {
-      operator.child.kill('SIGKILL');
-      await rm(dir, { recursive: true, force: true });
-    }
+    operator.child.kill('SIGTERM');
+    expect(await operator.exited).toBe(0);
+    const released = await coordination.readNamespacedLease({ name: 'gatehouse-operator', namespace: ns });
+    expect(released.spec?.holderIdentity).toBeUndefined();
   });
 });

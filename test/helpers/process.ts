@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { onTestFinished } from 'vitest';
 
 export const CLI = fileURLToPath(new URL('../../gateway/src/cli.ts', import.meta.url));
 export const FIXTURE_CLI = fileURLToPath(new URL('../fixtures/serve-with-fixtures.ts', import.meta.url));
@@ -43,6 +44,20 @@ export function spawnGateway(options: {
     detached: options.detached ?? false,
   });
   return observe(child);
+}
+
+/**
+ * Ties a spawned process to the running test: when the test ends (passed, failed or timed out: vitest runs the
+ * hook in every case) the process is killed unless it has exited, and the hook waits for its exit, so no child
+ * outlives its test. Call it right after spawning, before awaiting anything.
+ */
+export function endsWithTest<T extends GatewayProcess>(spawned: T): T {
+  onTestFinished(async () => {
+    const { child } = spawned;
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await spawned.exited;
+  });
+  return spawned;
 }
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -75,7 +75,12 @@ function validateObject(schema: Schema, object: KubeObject, existing: KubeObject
       },
     ];
   }
-  return [...errors, ...validateRules(schema, object, '', { isRoot: true, old: existing })];
+  // The stored object is read back defaulted, as the server reads it from storage, before it is compared.
+  const old = existing === undefined ? undefined : applyDefaults(schema, existing);
+  return [
+    ...errors,
+    ...validateRules(schema, object, '', { isRoot: true, old, ratchet: existing !== undefined }),
+  ];
 }
 
 /** metadata is the server's business (checked as ObjectMeta), not the schema's. */

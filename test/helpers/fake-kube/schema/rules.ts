@@ -5,6 +5,7 @@
  * the node plus its `fieldPath`, with its `reason`; an evaluation error (`no such key: x`) reports
  * `<error> evaluating rule: <message>` at the node. Transition rules (`oldSelf`) run only on updates.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { evaluateRule } from './cel.ts';
 import type { FieldError } from './field-errors.ts';
 import { isObject, type Schema, type ValidationRule } from './types.ts';
@@ -14,6 +15,11 @@ export interface RuleContext {
   isRoot: boolean;
   /** The previous value at this node on an update, when it can be correlated; undefined on create. */
   old: unknown;
+  /**
+   * Ratcheting, the API server's default since 1.30: on an update, rules that do not read oldSelf are not run
+   * on a value left as it was, so a write (a status write above all) never fails on what it did not change.
+   */
+  ratchet?: boolean;
 }
 
 const OLD_SELF = /\boldSelf\b/;
@@ -36,6 +42,7 @@ export function validateRules(
         ...validateRules(items, item, `${path}[${index}]`, {
           isRoot: items['x-kubernetes-embedded-resource'] === true,
           old: undefined,
+          ratchet: context.ratchet,
         }),
       ),
     );
@@ -48,11 +55,18 @@ export function validateRules(
           ...validateRules(declared, item, child(path, key), {
             isRoot: declared['x-kubernetes-embedded-resource'] === true,
             old: old?.[key],
+            ratchet: context.ratchet,
           }),
         );
       } else if (typeof schema.additionalProperties === 'object') {
         const values = schema.additionalProperties;
-        errors.push(...validateRules(values, item, `${path}[${key}]`, { isRoot: false, old: old?.[key] }));
+        errors.push(
+          ...validateRules(values, item, `${path}[${key}]`, {
+            isRoot: false,
+            old: old?.[key],
+            ratchet: context.ratchet,
+          }),
+        );
       }
     }
   }
@@ -63,9 +77,12 @@ function nodeRules(schema: Schema, value: unknown, path: string, context: RuleCo
   const errors: FieldError[] = [];
   const at = path || '<nil>';
   const type = schema.type ?? '';
+  const unchanged =
+    context.ratchet === true && context.old !== undefined && isDeepStrictEqual(context.old, value);
   for (const rule of schema['x-kubernetes-validations'] ?? []) {
     const transition = OLD_SELF.test(rule.rule);
     if (transition && (context.old === undefined || context.old === null)) continue;
+    if (unchanged && !transition) continue;
     const outcome = evaluateRule(
       schema,
       rule.rule,
