@@ -44,7 +44,17 @@ export async function installCrd(
   const body = withoutServerFields(crd);
   // kubectl apply asks for strict field validation: an unknown field in a CRD is an error, not a warning.
   const created = await kubeRequest(kc, 'POST', `${CRDS_PATH}?fieldValidation=Strict`, body);
-  if (created.status === 409) {
+  if (created.status === 409) await replaceCrd(kc, name, body);
+  else if (created.status !== 201) throw new CrdInstallError(`creating CRD ${name}`, created);
+  return waitForEstablished(kc, name, options.timeoutMs ?? 60_000);
+}
+
+/**
+ * Replaces the stored CRD with `body`. Suites running in parallel on one cluster replace it at the same time,
+ * so a 409 (another replaced it since this read) means read again and retry.
+ */
+async function replaceCrd(kc: KubeConfig, name: string, body: KubeObject): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
     const current = await kubeRequest(kc, 'GET', `${CRDS_PATH}/${name}`);
     if (current.status !== 200) throw new CrdInstallError(`reading CRD ${name}`, current);
     const resourceVersion = (current.body as KubeObject).metadata.resourceVersion;
@@ -52,11 +62,10 @@ export async function installCrd(
       ...body,
       metadata: { ...body.metadata, resourceVersion },
     });
-    if (replaced.status !== 200) throw new CrdInstallError(`replacing CRD ${name}`, replaced);
-  } else if (created.status !== 201) {
-    throw new CrdInstallError(`creating CRD ${name}`, created);
+    if (replaced.status === 200) return;
+    if (replaced.status !== 409 || attempt === 5)
+      throw new CrdInstallError(`replacing CRD ${name}`, replaced);
   }
-  return waitForEstablished(kc, name, options.timeoutMs ?? 60_000);
 }
 
 /** Installs every CustomResourceDefinition document of a YAML file (e.g. `operator/deploy/crd.yaml`). */

@@ -68,25 +68,15 @@ function checkName(name: string): void {
 const qualified = (resource: ResourceType): string =>
   resource.group === '' ? resource.plural : `${resource.plural}.${resource.group}`;
 
-export interface NamespaceLifecycleOptions {
-  /**
-   * Lenient mode: a namespaced create in a namespace that does not exist creates the namespace first. A real
-   * server never does this (404); it exists only for suites that have not yet created their namespaces.
-   */
-  implicit: boolean;
-}
-
 export class NamespaceLifecycle {
   private readonly store: ObjectStore;
-  private readonly options: NamespaceLifecycleOptions;
   /** Namespaces whose content removal is scheduled, so close() can wait for it. */
   private readonly pending = new Set<Promise<void>>();
   /** While set, deleted namespaces stay Terminating (a cluster whose namespace controller lags or is absent). */
   private held: string[] | undefined;
 
-  constructor(store: ObjectStore, options: NamespaceLifecycleOptions) {
+  constructor(store: ObjectStore) {
     this.store = store;
-    this.options = options;
     for (const name of INITIAL_NAMESPACES) store.create(NAMESPACE_RESOURCE, '', { metadata: { name } });
     store.namespaceGuard = (resource, namespace, name) => this.admitCreate(resource, namespace, name);
   }
@@ -97,9 +87,7 @@ export class NamespaceLifecycle {
     try {
       object = this.store.get(NAMESPACE_RESOURCE, '', namespace);
     } catch {
-      if (!this.options.implicit) throw notFound('namespaces', namespace, '');
-      this.store.create(NAMESPACE_RESOURCE, '', { metadata: { name: namespace } });
-      return;
+      throw notFound('namespaces', namespace, '');
     }
     if ((object.status as { phase?: string } | undefined)?.phase !== 'Terminating') return;
     const message = `unable to create new content in namespace ${namespace} because it is being terminated`;

@@ -44,11 +44,6 @@ export interface FakeKubeOptions {
   anonymous?: boolean;
   /** How many changes are retained for watches to resume from; older resourceVersions get 410 Gone. */
   watchWindow?: number;
-  /**
-   * Lenient, unlike a real server: a create in a namespace that does not exist creates the namespace instead of
-   * answering 404 `namespaces "x" not found`. Default false; only for suites not yet creating their namespaces.
-   */
-  implicitNamespaces?: boolean;
 }
 
 /** Which requests an injected fault hits. `writes` is POST, PUT, PATCH and DELETE. */
@@ -93,7 +88,7 @@ export class FakeKube {
     this.token = options.token ?? 'fake-kube-token';
     this.anonymous = options.anonymous ?? false;
     this.store = new ObjectStore(options.watchWindow ?? 1000);
-    this.namespaces = new NamespaceLifecycle(this.store, { implicit: options.implicitNamespaces ?? false });
+    this.namespaces = new NamespaceLifecycle(this.store);
     this.registry = new ResourceRegistry([...BUILTIN_RESOURCES, CRD_RESOURCE]);
     this.store.subscribe((event) => {
       for (const watch of this.watches) watch.deliver(event);
