@@ -204,11 +204,15 @@ describe('processing failures', () => {
   it('retries a failing message, dead-letters it after MESSAGING_MAX_ATTEMPTS, then goes on with the conversation', async () => {
     const from = '6281322220200';
     // The database refuses this one lead (a trigger standing in for a poison message): the message that
-    // writes it cannot be processed, every time.
+    // writes it cannot be processed, every time. It fails slowly, so the clock moves on (below) while the
+    // attempt is still failing: the retry must be due from the attempt's start, whatever the failure took.
     await db.pool.query(`
       CREATE FUNCTION test_reject_poison() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF NEW.name = 'Dewi Lestari' THEN RAISE EXCEPTION 'poison lead rejected'; END IF;
+        IF NEW.name = 'Dewi Lestari' THEN
+          PERFORM pg_sleep(0.5);
+          RAISE EXCEPTION 'poison lead rejected';
+        END IF;
         RETURN NEW;
       END $$;
       CREATE TRIGGER test_reject_poison BEFORE INSERT OR UPDATE ON messaging_leads

@@ -143,7 +143,12 @@ export function createProcessor(deps: {
     };
   };
 
-  const fail = async (head: Head, err: unknown) => {
+  /**
+   * Records a failed attempt. The retry is due a delay after the attempt began (`startedMs`), not after the
+   * failure was noticed: the attempt is visible as counted from its start, so the time it is next due must
+   * not depend on how long the failing work took.
+   */
+  const fail = async (head: Head, err: unknown, startedMs: number) => {
     const now = deps.clock.nowMs();
     const dead = head.attempts + 1 >= deps.maxAttempts;
     const delay = RETRY_DELAYS_MS[Math.min(head.attempts, RETRY_DELAYS_MS.length - 1)] as number;
@@ -153,7 +158,7 @@ export function createProcessor(deps: {
       [
         head.id,
         dead ? 'dead' : 'queued',
-        dead ? null : new Date(now + delay),
+        dead ? null : new Date(startedMs + delay),
         String((err as Error).message).slice(0, 500),
       ],
     );
@@ -253,7 +258,7 @@ export function createProcessor(deps: {
           }
         }
       }
-      for (const [head, err] of failed) await fail(head, err);
+      for (const [head, err] of failed) await fail(head, err, now.getTime());
       const end = deps.clock.nowMs();
       for (const head of heads)
         if (!failed.some(([h]) => h === head)) deps.metrics.processed('processed', latency(head, end));
