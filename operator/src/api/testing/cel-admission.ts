@@ -1,4 +1,5 @@
-import { Environment } from '@marcbachmann/cel-js';
+import { compileRule, evaluateRule as evaluateCel } from '../../../../test/helpers/fake-kube/schema/cel.ts';
+import type { Schema } from '../../../../test/helpers/fake-kube/schema/types.ts';
 import { applyDefaults } from '../defaults.ts';
 import {
   childPath,
@@ -15,6 +16,9 @@ import { checkStructure } from '../structural.ts';
  * real CEL implementation (@marcbachmann/cel-js) with `self` typed the way Kubernetes types it (integer →
  * int, number → double, date-time → timestamp, objects with properties → typed objects, so a misspelt field
  * fails the type check as it fails CRD creation). The exact rule text of the CRD is what runs.
+ *
+ * The CEL typing and evaluation are the fake API server's (test/helpers/fake-kube/schema/cel.ts), so the
+ * operator's rule tests and the fake that CI's suites run against read the rules the same way.
  *
  * Not modelled: the CEL cost budget (the schema bounds every string and list a rule walks, which is what the
  * budget needs), transition rules (none are used), and CEL libraries beyond the standard and strings ones.
@@ -45,36 +49,15 @@ export function ruleLocations(schema: JsonSchema, path = '', isRoot = true): Rul
   return [...here, ...below];
 }
 
-const environments = {
-  root: new WeakMap<JsonSchema, Environment>(),
-  nested: new WeakMap<JsonSchema, Environment>(),
-};
-
-/** The CEL environment of a rule location: `self` declared with the location's schema type. */
-export function environmentFor(schema: JsonSchema, isRoot: boolean): Environment {
-  const cache = isRoot ? environments.root : environments.nested;
-  let env = cache.get(schema);
-  if (!env) {
-    env = new Environment();
-    env.registerVariable('self', new TypeRegistry(env).typeOf(isRoot ? withObjectMeta(schema) : schema));
-    cache.set(schema, env);
-  }
-  return env;
-}
-
 /** Type-checks a rule as the API server does when the CRD is created; returns the error, if any. */
 export function typeCheck(location: RuleLocation): string | undefined {
-  const result = environmentFor(location.schema, location.isRoot).check(location.rule.rule);
-  if (!result.valid) return result.error?.message ?? 'invalid';
-  if (result.type !== 'bool') return `returns ${result.type}, not bool`;
-  return undefined;
+  return compileRule(asCrdSchema(location.schema), location.rule.rule, location.isRoot);
 }
 
-/** Evaluates one rule against a value (already defaulted), as the API server would. */
+/** Evaluates one rule against a value (already defaulted), as the API server would; throws on a CEL error. */
 export function evaluateRule(schema: JsonSchema, rule: string, value: unknown, isRoot = false): boolean {
-  const self = toCel(isRoot ? withObjectMeta(schema) : schema, value);
-  const result: unknown = environmentFor(schema, isRoot).evaluate(rule, { self });
-  if (typeof result !== 'boolean') throw new Error(`rule returned ${typeof result}: ${rule}`);
+  const result = evaluateCel(asCrdSchema(schema), rule, value, isRoot);
+  if (typeof result === 'string') throw new Error(result);
   return result;
 }
 
@@ -120,89 +103,10 @@ export function admit(schema: JsonSchema, object: unknown): Admission {
   return { ok: true, object: defaulted };
 }
 
-/** Kubernetes exposes apiVersion, kind, metadata.name and metadata.generateName to root rules. */
-function withObjectMeta(schema: JsonSchema): JsonSchema {
-  return {
-    ...schema,
-    properties: {
-      ...schema.properties,
-      apiVersion: { type: 'string' },
-      kind: { type: 'string' },
-      metadata: {
-        type: 'object',
-        properties: { name: { type: 'string' }, generateName: { type: 'string' } },
-      },
-    },
-  };
-}
-
-/** Registers one CEL object type per object schema with properties, children first. */
-class TypeRegistry {
-  private readonly env: Environment;
-  private readonly names = new Map<JsonSchema, string>();
-
-  constructor(env: Environment) {
-    this.env = env;
-  }
-
-  typeOf(schema: JsonSchema): string {
-    switch (schema.type) {
-      case 'string':
-        // cel-js spells the timestamp type by its protobuf name inside object types.
-        return schema.format === 'date-time' ? 'google.protobuf.Timestamp' : 'string';
-      case 'integer':
-        return 'int';
-      case 'number':
-        return 'double';
-      case 'boolean':
-        return 'bool';
-      case 'array':
-        return `list<${schema.items ? this.typeOf(schema.items) : 'dyn'}>`;
-      case 'object':
-        if (schema.additionalProperties) return `map<string, ${this.typeOf(schema.additionalProperties)}>`;
-        if (!schema.properties) return 'map<string, dyn>';
-        return this.objectType(schema, schema.properties);
-    }
-  }
-
-  private objectType(schema: JsonSchema, properties: Record<string, JsonSchema>): string {
-    const known = this.names.get(schema);
-    if (known) return known;
-    const fields = Object.fromEntries(
-      Object.entries(properties).map(([key, child]) => [key, this.typeOf(child)]),
-    );
-    const name = `Object${this.names.size + 1}`;
-    this.names.set(schema, name);
-    this.env.registerType(name, { fields });
-    return name;
-  }
-}
-
-/** A JSON value as Kubernetes hands it to CEL: ints as int64 (bigint here), date-times as timestamps. */
-function toCel(schema: JsonSchema, value: unknown): unknown {
-  if (value === undefined || value === null) return value;
-  switch (schema.type) {
-    case 'integer':
-      return typeof value === 'number' ? BigInt(value) : value;
-    case 'string':
-      return schema.format === 'date-time' && typeof value === 'string' ? new Date(value) : value;
-    case 'array': {
-      const items = schema.items;
-      return Array.isArray(value) && items ? value.map((item) => toCel(items, item)) : value;
-    }
-    case 'object': {
-      if (!isPlainObject(value)) return value;
-      const converted: Record<string, unknown> = {};
-      for (const [key, child] of Object.entries(value)) {
-        if (child === undefined || child === null) continue;
-        const childSchema = schema.properties?.[key] ?? schema.additionalProperties;
-        // Fields the schema does not declare are not visible to CEL (the server prunes them).
-        if (childSchema) converted[key] = toCel(childSchema, child);
-        else if (!schema.properties) converted[key] = child;
-      }
-      return converted;
-    }
-    default:
-      return value;
-  }
+/**
+ * The operator's schema type is the subset of the CRD schema it uses, without the open index signature the
+ * fake's generic type has; the shapes agree on every keyword the operator writes.
+ */
+function asCrdSchema(schema: JsonSchema): Schema {
+  return schema as unknown as Schema;
 }
