@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BootError } from '../gateway/src/boot-error.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
@@ -101,6 +102,28 @@ describe('proxied routes', () => {
     // The gate's credentials stay at the gate.
     expect(request.headers['x-forwarded-session']).toBeUndefined();
     expect(request.headers['x-internal-signature']).toBeUndefined();
+  });
+
+  it('a compressed body reaches the upstream as the bytes the gate checked, framed by their own length', async () => {
+    // The body is decompressed before the gate reads it; sending those bytes under the client's
+    // Content-Encoding and compressed length would make the upstream decode twice, or wait for bytes
+    // that never come (an empty body compresses to 8 bytes).
+    const body = JSON.stringify({ lead: 'Ada' });
+    for (const [encoding, compressed, expected] of [
+      ['gzip', gzipSync(body), body],
+      ['deflate', deflateSync(''), ''],
+    ] as const) {
+      const res = await fetch(`${gateway.url}/public/legacy/compressed`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        body: compressed,
+      });
+      expect(res.status).toBe(200);
+      const request = last();
+      expect(request.body).toBe(expected);
+      expect(request.headers['content-encoding']).toBeUndefined();
+      expect(request.headers['content-length']).toBe(String(Buffer.byteLength(expected)));
+    }
   });
 
   it('forwarding headers come from the gateway, not from the client (TRUST_PROXY off)', async () => {

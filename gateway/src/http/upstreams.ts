@@ -132,11 +132,15 @@ function prepareUpstreamRequest(
     proxyReq.setHeader('X-Gatehouse-User', utf8HeaderValue(req.identity.sub));
     proxyReq.setHeader('X-Gatehouse-Roles', utf8HeaderValue(req.identity.roles.join(',')));
   }
-  const body = req.rawBody;
-  if (body && body.length > 0) {
+  if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
+    // The body was read, and decompressed per its Content-Encoding, before the gate checked it: the
+    // upstream gets those bytes, framed by their own length. The client's encoding and length describe
+    // other bytes (the upstream would decode twice, or wait for bytes that never come).
+    const body = req.rawBody ?? Buffer.alloc(0);
     proxyReq.removeHeader('Transfer-Encoding');
+    proxyReq.removeHeader('Content-Encoding');
     proxyReq.setHeader('Content-Length', body.length);
-    proxyReq.write(body);
+    if (body.length > 0) proxyReq.write(body);
   }
   proxyReq.setTimeout(options.timeoutMs, () => {
     proxyReq.destroy(
