@@ -408,7 +408,9 @@ describe('the CRD CEL rules, as the API server compiles them', () => {
     const spec = LOCATIONS.find((location) => location.path === 'spec');
     if (!spec) throw new Error('no spec rules');
     expect(typeCheck({ ...spec, rule: { rule: 'self.oidc.enabeld', message: 'x' } })).toMatch(/enabeld/);
-    expect(typeCheck({ ...spec, rule: { rule: 'self.appEnv', message: 'x' } })).toMatch(/must evaluate to a bool/);
+    expect(typeCheck({ ...spec, rule: { rule: 'self.appEnv', message: 'x' } })).toMatch(
+      /must evaluate to a bool/,
+    );
     expect(typeCheck({ ...spec, rule: { rule: 'self.appEnv > 3', message: 'x' } })).toBeDefined();
   });
 
