@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -49,6 +50,17 @@ describe('LineSink', () => {
     expect(sink.droppedLines).toBe(7);
     await flushed(sink);
     expect(readFileSync(file, 'utf8')).toBe(`${'y'.repeat(29)}\n`.repeat(3));
+  });
+
+  it('a process that exits at once (process.exit) still writes its pending lines', () => {
+    const sinkModule = new URL('./log-sink.ts', import.meta.url).href;
+    const script = `import { LineSink } from ${JSON.stringify(sinkModule)};
+      const sink = new LineSink({ maxDelayMs: 10_000 });
+      sink.write('last words\\n');
+      process.exit(1);`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.status).toBe(1);
+    expect(child.stdout).toBe('last words\n');
   });
 
   it('flushSync writes what is pending', () => {

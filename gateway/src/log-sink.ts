@@ -12,7 +12,8 @@ import { write as fsWrite, writeSync } from 'node:fs';
  * pending chunk on every line, which under load costs more than formatting the line. Measurements:
  * docs/adr/0003-pipeline-as-compiled-chain.md.
  *
- * Trade-off: a hard crash (SIGKILL, OOM) loses at most the last 50 ms of lines; orderly shutdown flushes.
+ * Trade-off: a hard crash (SIGKILL, OOM) loses at most the last 50 ms of lines; orderly shutdown flushes,
+ * and so does any `process.exit()` (an impatient second signal exits at once): see `flushOnExit`.
  */
 export class LineSink {
   readonly #fd: number;
@@ -34,6 +35,7 @@ export class LineSink {
     this.#batchBytes = options.batchBytes ?? 16 * 1024;
     this.#maxDelayMs = options.maxDelayMs ?? 50;
     this.#maxPendingChars = options.maxPendingChars ?? 64 * 1024 * 1024;
+    flushOnExit(this);
   }
 
   /** pino's DestinationStream contract: one or more whole lines. */
@@ -117,4 +119,22 @@ export class LineSink {
     if (this.#pending.length > 0)
       this.#timer ??= setTimeout(() => this.#writeBatch(), this.#maxDelayMs).unref();
   }
+}
+
+/** Every sink a `process.exit()` must not cut off, held weakly (tests create many). */
+const sinks = new Set<WeakRef<LineSink>>();
+let exitHooked = false;
+
+/**
+ * Writes a sink's pending lines synchronously when the process exits, whatever the way: `process.exit()`
+ * runs 'exit' listeners but no timers or thread-pool writes, so the batch would be lost with the very
+ * lines that say why the process stopped.
+ */
+function flushOnExit(sink: LineSink): void {
+  sinks.add(new WeakRef(sink));
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on('exit', () => {
+    for (const ref of sinks) ref.deref()?.flushSync();
+  });
 }

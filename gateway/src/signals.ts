@@ -12,9 +12,10 @@ const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 /**
  * A repeat of the first signal this soon is the same request delivered twice, not an impatient
  * operator: Ctrl-C sends SIGINT to the whole foreground process group, and `npm start` (which runs
- * the gateway in that group) forwards the SIGINT it got to its child as well.
+ * the gateway in that group) forwards the SIGINT it got to its child as well. The window allows for an
+ * npm process slowed down by a busy machine; a person's second Ctrl-C usually comes later.
  */
-const REPEAT_GRACE_MS = 1_000;
+const REPEAT_GRACE_MS = 3_000;
 
 /**
  * Resolves with the first stop request, for a process that then drains and exits:
