@@ -1,6 +1,4 @@
-import { createFailureAudit } from '../../../gateway/src/gate/failure-audit.ts';
-import { migrationsDir } from '../../../gateway/src/plugin/migrations-dir.ts';
-import { definePlugin } from '../../../gateway/src/plugin/types.ts';
+import { createFailureAudit, definePlugin, migrationsDir } from '../../../gateway/src/plugin-api.ts';
 import { registerAdminRoutes } from './api/admin-routes.ts';
 import { apiKeyAuthentication } from './api/key-auth.ts';
 import { registerTenantRoutes } from './api/tenant-routes.ts';
