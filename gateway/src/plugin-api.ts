@@ -40,7 +40,7 @@ export { startLoop } from './jobs/loop.ts';
 export type { Loop } from './jobs/loop.ts';
 export { listen } from './db/listener.ts';
 export type { Listener } from './db/listener.ts';
-export { createFailureAudit } from './gate/failure-audit.ts';
+export { startFailureAudit } from './gate/failure-audit.ts';
 export type { FailureAudit } from './gate/failure-audit.ts';
 export { isCleanIdentifier, storableText } from './text/storable-text.ts';
 export { SESSION_HEADER } from './gate/gate.ts';

@@ -1,4 +1,4 @@
-import { createFailureAudit, definePlugin, migrationsDir } from '../../../gateway/src/plugin-api.ts';
+import { definePlugin, migrationsDir, startFailureAudit } from '../../../gateway/src/plugin-api.ts';
 import { registerAdminRoutes } from './api/admin-routes.ts';
 import { apiKeyAuthentication } from './api/key-auth.ts';
 import { registerTenantRoutes } from './api/tenant-routes.ts';
@@ -58,12 +58,10 @@ export const kycPlugin = definePlugin({
 
     const keys = await createKeyAuthenticator({ db: ctx.db, clock: ctx.clock, logger: ctx.logger });
     ctx.hooks.onClose(() => keys.stop());
-    const failures = createFailureAudit({ audit: ctx.audit, clock: ctx.clock });
-    const sweep = setInterval(() => failures.sweep(), 5_000);
-    sweep.unref();
-    ctx.hooks.onClose(() => {
-      clearInterval(sweep);
-      failures.flush();
+    const failures = startFailureAudit({
+      audit: ctx.audit,
+      clock: ctx.clock,
+      onClose: (fn) => ctx.hooks.onClose(fn),
     });
     const authenticate = apiKeyAuthentication({
       keys,
