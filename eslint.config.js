@@ -1,9 +1,92 @@
-// Lint rules: typescript-eslint's type-aware recommended set, plus the house rules from
-// ../shared/guides/style.md (no floating promises, named exports only, no `any`), and every regular
-// expression linear in its input.
+// Lint rules: typescript-eslint's type-aware recommended set, plus the house rules: no floating
+// promises, named exports only, no `any`, type-only imports marked as such, every regular expression
+// linear in its input, and the import boundaries between the core and the plugins (ADR 0001).
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import js from '@eslint/js';
 import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
+
+// Import boundaries (docs/adr/0001-plugin-contract.md, "The plugin API"). A plugin imports from the core
+// only gateway/src/plugin-api.ts and never another plugin's folder; the core imports no plugin and not the
+// operator. `no-restricted-imports` matches the import string, not the file it resolves to, so a relative
+// path is judged by how many folders it climbs: a file `depth` folders below `plugins/<id>/` leaves its
+// plugin after `depth + 1` steps up (landing in `plugins/`) and reaches the repository root after
+// `depth + 2`. One block per plugin and per folder depth, generated from the folders on disk, makes that
+// exact (a plugin's own sub-folder named like another plugin is not mistaken for it).
+
+/**
+ * Names of the folders directly inside `folder` (relative to this file).
+ * @param {string} folder
+ */
+function folders(folder) {
+  return readdirSync(path.join(import.meta.dirname, folder), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+}
+
+/**
+ * How many folders deep the files below `folder` go (0 when all of them sit directly in it).
+ * @param {string} folder
+ */
+function folderDepth(folder) {
+  const paths = readdirSync(path.join(import.meta.dirname, folder), { recursive: true, encoding: 'utf8' });
+  return Math.max(0, ...paths.map((relative) => relative.split(path.sep).length - 1));
+}
+
+/**
+ * A regular expression source matching an import string that starts with exactly `steps` steps up.
+ * @param {number} steps
+ */
+function up(steps) {
+  return `^(?:\\.\\./){${steps}}(?!\\.\\./)`;
+}
+
+/**
+ * One lint block per folder depth below `folder`, each with the restricted patterns for that depth.
+ * @param {string} folder
+ * @param {(depth: number) => object[]} patterns
+ * @param {string[]} [ignores]
+ */
+function perDepth(folder, patterns, ignores = []) {
+  return Array.from({ length: folderDepth(folder) + 1 }, (_, depth) => ({
+    files: [`${folder}${'*/'.repeat(depth)}*`],
+    ignores,
+    rules: { 'no-restricted-imports': ['error', { patterns: patterns(depth) }] },
+  }));
+}
+
+const PLUGIN_IDS = folders('plugins/');
+
+const CORE_INTERNAL = {
+  group: ['**/gateway/src/**', '!**/gateway/src/plugin-api.ts'],
+  message:
+    'A plugin imports the core only through gateway/src/plugin-api.ts (ADR 0001); what it lacks comes through ctx or is added there.',
+};
+const OTHER_PLUGIN =
+  'A plugin never imports another plugin (ADR 0001): plugins meet only through what the core hands them.';
+
+const pluginBoundaries = PLUGIN_IDS.flatMap((id) =>
+  perDepth(`plugins/${id}/`, (depth) => [
+    CORE_INTERNAL,
+    { regex: `${up(depth + 1)}(?!${id}/)`, message: OTHER_PLUGIN },
+    { regex: `${up(depth + 2)}plugins/(?!${id}/)`, message: OTHER_PLUGIN },
+  ]),
+);
+
+// The composition root (the CLI and the list of built-in plugins) still lives in gateway/src/ and is the
+// one place that knows every plugin and the operator, so it is exempt until it moves out of the core.
+const coreBoundaries = perDepth(
+  'gateway/src/',
+  (depth) => [
+    {
+      regex: `${up(depth + 2)}(?:plugins|operator)/`,
+      message:
+        'The core imports no plugin and not the operator (ADR 0001); only the composition root knows them.',
+    },
+  ],
+  ['gateway/src/builtin-plugins.ts', 'gateway/src/cli.ts'],
+);
 
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', 'dist/', 'coverage/', 'bench/out/', 'test/.generated/'] },
@@ -42,6 +125,8 @@ export default tseslint.config(
       'regexp/no-super-linear-move': ['error', { report: 'potential', ignorePartial: false }],
     },
   },
+  ...pluginBoundaries,
+  ...coreBoundaries,
   {
     files: ['eslint.config.js', 'vitest.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },

@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { AuditWriter } from '../audit/audit-writer.ts';
 import type { Clock } from '../clock.ts';
-import { createFailureAudit } from '../gate/failure-audit.ts';
+import { startFailureAudit } from '../gate/failure-audit.ts';
 import { createGate } from '../gate/gate.ts';
 import { createGateMetrics } from '../gate/gate-metrics.ts';
 import type { SessionVerifier } from '../gate/session-verifier.ts';
@@ -20,9 +20,11 @@ export function installGate(deps: {
   clock: Clock;
   hooks: HookCollector;
 }): void {
-  const failures = createFailureAudit({ audit: deps.audit, clock: deps.clock });
-  const sweep = setInterval(() => failures.sweep(), 5_000);
-  sweep.unref();
+  const failures = startFailureAudit({
+    audit: deps.audit,
+    clock: deps.clock,
+    onClose: (fn) => deps.hooks.onClose(fn),
+  });
   const gate = createGate({
     config: deps.settings.gate,
     verifier: deps.verifier,
@@ -34,8 +36,4 @@ export function installGate(deps: {
   deps.hooks.pipeline('gate.layer1', gate.layer1);
   deps.hooks.pipeline('gate.layer2', gate.layer2);
   deps.hooks.pipeline('audit.sensitive', gate.sensitiveAudit);
-  deps.hooks.onClose(() => {
-    clearInterval(sweep);
-    failures.flush();
-  });
 }

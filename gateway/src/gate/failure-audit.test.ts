@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../audit/audit-writer.ts';
 import { createManualClock } from '../clock.ts';
-import { createFailureAudit, type GateFailure } from './failure-audit.ts';
+import { createFailureAudit, type GateFailure, startFailureAudit } from './failure-audit.ts';
 
 const failure = (overrides: Partial<GateFailure> = {}): GateFailure => ({
   kind: 'api.auth.hmac_failed',
@@ -65,5 +65,23 @@ describe('collapsed failure audit', () => {
       [null, 1],
       [null, 96],
     ]);
+  });
+});
+
+describe('a started failure audit', () => {
+  it('writes its pending summaries when the gateway closes', () => {
+    const rows: AuditRecord[] = [];
+    const closers: Array<() => void> = [];
+    const audit = startFailureAudit({
+      audit: { writeLater: (row) => void rows.push(row) },
+      clock: createManualClock(Date.UTC(2026, 0, 1, 12, 0, 0)),
+      onClose: (fn) => closers.push(fn),
+    });
+    for (let i = 0; i < 3; i++) audit.record(failure({ requestId: `r${i}` }));
+    expect(rows).toHaveLength(1);
+    expect(closers).toHaveLength(1);
+    for (const close of closers) close();
+    expect(rows).toHaveLength(2);
+    expect(rows[1]).toMatchObject({ requestId: 'r2', payload: { count: 2, collapsed: true } });
   });
 });

@@ -110,3 +110,26 @@ export function createFailureAudit(options: {
     },
   };
 }
+
+/** How often the summaries of closed windows are written. */
+const SWEEP_INTERVAL_MS = 5_000;
+
+/**
+ * A failure audit that runs for the life of the gateway: the summaries of closed windows are swept every
+ * 5 s, and at shutdown (`onClose`) the sweep stops and every pending summary is written. The gate and a
+ * plugin with credentials of its own (the KYC API key) each start one.
+ */
+export function startFailureAudit(options: {
+  audit: Pick<AuditWriter, 'writeLater'>;
+  clock: Clock;
+  onClose(fn: () => void): void;
+}): FailureAudit {
+  const failures = createFailureAudit({ audit: options.audit, clock: options.clock });
+  const sweep = setInterval(() => failures.sweep(), SWEEP_INTERVAL_MS);
+  sweep.unref();
+  options.onClose(() => {
+    clearInterval(sweep);
+    failures.flush();
+  });
+  return failures;
+}

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { boolean, integer, list, oneOf, secret } from '../../../gateway/src/config/env-schema.ts';
+import { boolean, integer, list, oneOf, secret } from '../../../gateway/src/plugin-api.ts';
 import { AUTH_MODES, validateAuthDeployment, type AuthDeploymentInput } from './deployment/validate.ts';
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });

@@ -1,4 +1,4 @@
-import { defineErrors } from '../../../gateway/src/errors/catalogue.ts';
+import { defineErrors } from '../../../gateway/src/plugin-api.ts';
 
 /** Every error the auth plugin answers with; each code is documented in ../README.md (a test checks). */
 export const authErrors = defineErrors({

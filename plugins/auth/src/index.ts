@@ -1,5 +1,4 @@
-import { migrationsDir } from '../../../gateway/src/plugin/migrations-dir.ts';
-import { definePlugin } from '../../../gateway/src/plugin/types.ts';
+import { definePlugin, migrationsDir } from '../../../gateway/src/plugin-api.ts';
 import { createAdminCommand } from './cli/create-admin.ts';
 import { authConfigSchema, deploymentInput } from './config.ts';
 import { validateAuthDeployment } from './deployment/validate.ts';

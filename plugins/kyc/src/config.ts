@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boolean, integer } from '../../../gateway/src/config/env-schema.ts';
+import { boolean, integer } from '../../../gateway/src/plugin-api.ts';
 
 /** The kyc plugin's settings (docs/configuration.md, "kyc"). */
 export const kycConfigSchema = z.object({

@@ -1,6 +1,4 @@
-import { createFailureAudit } from '../../../gateway/src/gate/failure-audit.ts';
-import { migrationsDir } from '../../../gateway/src/plugin/migrations-dir.ts';
-import { definePlugin } from '../../../gateway/src/plugin/types.ts';
+import { definePlugin, migrationsDir, startFailureAudit } from '../../../gateway/src/plugin-api.ts';
 import { registerAdminRoutes } from './api/admin-routes.ts';
 import { apiKeyAuthentication } from './api/key-auth.ts';
 import { registerTenantRoutes } from './api/tenant-routes.ts';
@@ -60,12 +58,10 @@ export const kycPlugin = definePlugin({
 
     const keys = await createKeyAuthenticator({ db: ctx.db, clock: ctx.clock, logger: ctx.logger });
     ctx.hooks.onClose(() => keys.stop());
-    const failures = createFailureAudit({ audit: ctx.audit, clock: ctx.clock });
-    const sweep = setInterval(() => failures.sweep(), 5_000);
-    sweep.unref();
-    ctx.hooks.onClose(() => {
-      clearInterval(sweep);
-      failures.flush();
+    const failures = startFailureAudit({
+      audit: ctx.audit,
+      clock: ctx.clock,
+      onClose: (fn) => ctx.hooks.onClose(fn),
     });
     const authenticate = apiKeyAuthentication({
       keys,

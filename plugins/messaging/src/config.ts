@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integer, secret } from '../../../gateway/src/config/env-schema.ts';
+import { integer, secret } from '../../../gateway/src/plugin-api.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 

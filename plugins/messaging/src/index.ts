@@ -1,5 +1,4 @@
-import { migrationsDir } from '../../../gateway/src/plugin/migrations-dir.ts';
-import { definePlugin } from '../../../gateway/src/plugin/types.ts';
+import { definePlugin, migrationsDir, startLoop } from '../../../gateway/src/plugin-api.ts';
 import { messagingCommands } from './cli/commands.ts';
 import { messagingConfigSchema } from './config.ts';
 import { messagingErrors } from './error-codes.ts';
@@ -7,7 +6,6 @@ import { loadEscalationRules } from './escalation/rules.ts';
 import { createChatModel } from './llm/chat-model.ts';
 import { createMessagingMetrics } from './metrics.ts';
 import { createProcessingPorts } from './ports.ts';
-import { startLoop } from '../../../gateway/src/jobs/loop.ts';
 import { createProcessor } from './queue/processor.ts';
 import { startQueueWorker } from './queue/worker.ts';
 import { createSender } from './replies/sender.ts';

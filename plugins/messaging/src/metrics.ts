@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { Database } from '../../../gateway/src/db/database.ts';
+import type { Database } from '../../../gateway/src/plugin-api.ts';
 
 export interface MessagingMetrics {
   webhookAck(seconds: number): void;

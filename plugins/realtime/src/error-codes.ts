@@ -1,4 +1,4 @@
-import { defineErrors } from '../../../gateway/src/errors/catalogue.ts';
+import { defineErrors } from '../../../gateway/src/plugin-api.ts';
 
 /** Every error the realtime plugin answers with; each code is documented in ../README.md. */
 export const realtimeErrors = defineErrors({});

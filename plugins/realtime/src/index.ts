@@ -1,4 +1,4 @@
-import { definePlugin } from '../../../gateway/src/plugin/types.ts';
+import { definePlugin } from '../../../gateway/src/plugin-api.ts';
 import { realtimeConfigSchema } from './config.ts';
 import { realtimeErrors } from './error-codes.ts';
 

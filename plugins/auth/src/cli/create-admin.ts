@@ -1,4 +1,4 @@
-import type { PluginCommand } from '../../../../gateway/src/plugin/command.ts';
+import type { PluginCommand } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
 import { accountEmailSchema } from '../domain/email.ts';
 import { createPasswordHasher } from '../service/password-hasher.ts';

@@ -1,7 +1,9 @@
 import type { Request, Response } from 'express';
-import { isDevelopment } from '../../../../gateway/src/config/core-config.ts';
-import type { SessionIdentity } from '../../../../gateway/src/gate/session-verifier.ts';
-import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
+import {
+  isDevelopment,
+  type PluginContext,
+  type SessionIdentity,
+} from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
 import { isUserId } from '../domain/user-id.ts';
 import { authErrors } from '../error-codes.ts';

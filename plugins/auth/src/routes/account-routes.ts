@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
+import type { PluginContext } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
 import type { AuthDeployment } from '../deployment/validate.ts';
 import { accountEmailSchema } from '../domain/email.ts';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Request } from 'express';
-import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
-import type { SessionIdentity } from '../../../../gateway/src/gate/session-verifier.ts';
+import type { PluginContext, SessionIdentity } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
 import { authErrors } from '../error-codes.ts';
 import { webSessions } from '../http/web-session.ts';

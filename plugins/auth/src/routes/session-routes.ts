@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
+import type { PluginContext } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
 import { signInEmailSchema } from '../domain/email.ts';
 import { authErrors } from '../error-codes.ts';

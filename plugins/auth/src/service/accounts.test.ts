@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Database } from '../../../../gateway/src/db/database.ts';
+import type { Database } from '../../../../gateway/src/plugin-api.ts';
 import { createAccountCache } from './accounts.ts';
 
 /** A database whose reads of an account answer when the test says so, with what the account is then. */

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { Database } from '../../../../gateway/src/db/database.ts';
+import type { Database } from '../../../../gateway/src/plugin-api.ts';
 import { userStore, type LiveAccount } from '../store/user-store.ts';
 
 /** Missing or disabled: cached too, so a dead account's sessions are refused without a query each time. */

@@ -1,4 +1,4 @@
-import type { Database } from '../../../../gateway/src/db/database.ts';
+import type { Database } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthDeployment } from '../deployment/validate.ts';
 import { canonicalEmail, type CanonicalEmail } from '../domain/email.ts';
 import { userStore, type UserRow } from '../store/user-store.ts';

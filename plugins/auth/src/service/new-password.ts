@@ -1,4 +1,4 @@
-import type { Database } from '../../../../gateway/src/db/database.ts';
+import type { Database } from '../../../../gateway/src/plugin-api.ts';
 import { authErrors } from '../error-codes.ts';
 import { checkPassword, type PolicyViolation } from '../policy/password-policy.ts';
 import { userStore } from '../store/user-store.ts';

@@ -1,6 +1,6 @@
 import argon2 from 'argon2';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../../gateway/src/errors/gateway-error.ts';
+import { GatewayError } from '../../../../gateway/src/plugin-api.ts';
 import { createPasswordHasher } from './password-hasher.ts';
 
 describe('password hasher', () => {

@@ -1,5 +1,4 @@
-import type { Clock } from '../../../../gateway/src/clock.ts';
-import type { Database } from '../../../../gateway/src/db/database.ts';
+import type { Clock, Database } from '../../../../gateway/src/plugin-api.ts';
 import { sessionStore } from '../store/session-store.ts';
 
 export interface RevocationSet {

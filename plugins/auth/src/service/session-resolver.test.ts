@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionIdentity } from '../../../../gateway/src/gate/session-verifier.ts';
+import type { SessionIdentity } from '../../../../gateway/src/plugin-api.ts';
 import type { LiveAccount } from '../store/user-store.ts';
 import type { AccountCache } from './accounts.ts';
 import { createSessionResolver } from './session-resolver.ts';

@@ -1,4 +1,4 @@
-import type { SessionIdentity, SessionResolver } from '../../../../gateway/src/gate/session-verifier.ts';
+import type { SessionIdentity, SessionResolver } from '../../../../gateway/src/plugin-api.ts';
 import { isUserId } from '../domain/user-id.ts';
 import type { LiveAccount } from '../store/user-store.ts';
 import type { AccountCache } from './accounts.ts';

@@ -1,6 +1,4 @@
-import type { Database } from '../../../../gateway/src/db/database.ts';
-import { listen, type Listener } from '../../../../gateway/src/db/listener.ts';
-import type { Logger } from '../../../../gateway/src/logger.ts';
+import { type Database, listen, type Listener, type Logger } from '../../../../gateway/src/plugin-api.ts';
 import { REVOKED_CHANNEL } from '../store/session-store.ts';
 import { ACCOUNT_CHANGED_CHANNEL } from '../store/user-store.ts';
 import type { AccountCache } from './accounts.ts';

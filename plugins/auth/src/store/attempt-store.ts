@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Database } from '../../../../gateway/src/db/database.ts';
+import type { Database } from '../../../../gateway/src/plugin-api.ts';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 

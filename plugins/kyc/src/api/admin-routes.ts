@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
+import type { PluginContext } from '../../../../gateway/src/plugin-api.ts';
 import { DECISIONS } from '../domain/state-machine.ts';
 import type { KycEnv } from '../config.ts';
 import type { KeyAuthenticator } from '../service/api-keys.ts';

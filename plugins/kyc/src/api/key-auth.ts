@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { FailureAudit } from '../../../../gateway/src/gate/failure-audit.ts';
+import type { FailureAudit } from '../../../../gateway/src/plugin-api.ts';
 import { kycErrors } from '../error-codes.ts';
 import type { KeyAuthenticator } from '../service/api-keys.ts';
 import type { RateDecision, RateLimiter } from '../service/rate-limiter.ts';

@@ -1,7 +1,9 @@
 import type { Request } from 'express';
-import type { SessionIdentity } from '../../../../gateway/src/gate/session-verifier.ts';
-import { SESSION_HEADER } from '../../../../gateway/src/gate/gate.ts';
-import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
+import {
+  type PluginContext,
+  SESSION_HEADER,
+  type SessionIdentity,
+} from '../../../../gateway/src/plugin-api.ts';
 import { kycErrors } from '../error-codes.ts';
 
 const KYC_ADMIN_ROLES = ['*', 'kyc:admin'];

@@ -1,7 +1,5 @@
 import type { Request, Response } from 'express';
-import type { Database } from '../../../../gateway/src/db/database.ts';
-import type { Clock } from '../../../../gateway/src/clock.ts';
-import type { RouteRegistrar } from '../../../../gateway/src/plugin/route-table.ts';
+import type { Clock, Database, RouteRegistrar } from '../../../../gateway/src/plugin-api.ts';
 import { kycErrors } from '../error-codes.ts';
 import type { VerificationService } from '../service/verifications.ts';
 import { tenantStore } from '../store/tenant-store.ts';

@@ -1,7 +1,10 @@
 import { z } from 'zod';
-import type { CommandContext, PluginCommand } from '../../../../gateway/src/plugin/command.ts';
+import {
+  type CommandContext,
+  isGatewayError,
+  type PluginCommand,
+} from '../../../../gateway/src/plugin-api.ts';
 import type { KycEnv } from '../config.ts';
-import { isGatewayError } from '../../../../gateway/src/errors/gateway-error.ts';
 import { createTenantService, keyView, tenantView } from '../service/tenants.ts';
 import { webhookTargets } from '../webhooks/webhook-targets.ts';
 

@@ -1,9 +1,7 @@
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiResponseObject } from 'zod-openapi';
-import { coreErrors } from '../../../../gateway/src/errors/core-errors.ts';
-import type { GatewayError } from '../../../../gateway/src/errors/gateway-error.ts';
-import { toProblem } from '../../../../gateway/src/errors/problem.ts';
+import { coreErrors, type GatewayError, toProblem } from '../../../../gateway/src/plugin-api.ts';
 import {
   IDEMPOTENCY_KEY_PATTERN,
   InitiateRequestSchema,

@@ -1,8 +1,7 @@
 import type { Request, Response } from 'express';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { coreErrors } from '../../../../gateway/src/errors/core-errors.ts';
-import type { RouteRegistrar } from '../../../../gateway/src/plugin/route-table.ts';
+import { coreErrors, type RouteRegistrar } from '../../../../gateway/src/plugin-api.ts';
 import { buildOpenApiDocument } from './document.ts';
 import {
   ASSET_ROUTE,

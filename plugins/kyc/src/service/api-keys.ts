@@ -1,9 +1,12 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../../../../gateway/src/clock.ts';
-import type { Database } from '../../../../gateway/src/db/database.ts';
-import { listen, type Listener } from '../../../../gateway/src/db/listener.ts';
-import type { Logger } from '../../../../gateway/src/logger.ts';
+import {
+  type Clock,
+  type Database,
+  listen,
+  type Listener,
+  type Logger,
+} from '../../../../gateway/src/plugin-api.ts';
 import { keyStore, type KeyWithTenant } from '../store/key-store.ts';
 
 /** Binding prefixes (DECISIONS.md, "API keys"): a sandbox key visibly differs from a live one. */

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { AuditWriter } from '../../../../gateway/src/audit/audit-writer.ts';
-import type { Clock } from '../../../../gateway/src/clock.ts';
-import type { Database } from '../../../../gateway/src/db/database.ts';
+import type { AuditWriter, Clock, Database } from '../../../../gateway/src/plugin-api.ts';
 import { periodOf } from '../domain/quota-period.ts';
 import { kycErrors } from '../error-codes.ts';
 import { keyStore, type ApiKeyRow } from '../store/key-store.ts';

@@ -1,8 +1,11 @@
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../../../../gateway/src/clock.ts';
-import type { Database } from '../../../../gateway/src/db/database.ts';
-import { listen, type Listener } from '../../../../gateway/src/db/listener.ts';
-import type { Logger } from '../../../../gateway/src/logger.ts';
+import {
+  type Clock,
+  type Database,
+  listen,
+  type Listener,
+  type Logger,
+} from '../../../../gateway/src/plugin-api.ts';
 
 /** NOTIFY channel: a verification changed status (payload: its id). Sent by every transition. */
 export const VERIFICATION_CHANNEL = 'kyc_verification_changed';

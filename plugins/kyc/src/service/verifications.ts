@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { Clock } from '../../../../gateway/src/clock.ts';
-import type { Database } from '../../../../gateway/src/db/database.ts';
+import type { Clock, Database } from '../../../../gateway/src/plugin-api.ts';
 import type { InitiateRequest, VerificationView } from '../api/schemas.ts';
 import { periodOf } from '../domain/quota-period.ts';
 import {

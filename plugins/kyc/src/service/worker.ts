@@ -1,5 +1,4 @@
-import { startLoop, type Loop } from '../../../../gateway/src/jobs/loop.ts';
-import type { Logger } from '../../../../gateway/src/logger.ts';
+import { type Logger, type Loop, startLoop } from '../../../../gateway/src/plugin-api.ts';
 
 /** One kind of background work; returns how much it did (anything done means: look again at once). */
 export interface WorkerTask {

@@ -1,6 +1,4 @@
-import type { AuditWriter } from '../../../../gateway/src/audit/audit-writer.ts';
-import type { Clock } from '../../../../gateway/src/clock.ts';
-import type { Database } from '../../../../gateway/src/db/database.ts';
+import type { AuditWriter, Clock, Database } from '../../../../gateway/src/plugin-api.ts';
 import { kycErrors } from '../error-codes.ts';
 import type { Actor } from '../service/tenants.ts';
 import { deliveryStore, type DeliveryView } from './delivery-store.ts';

@@ -1,4 +1,4 @@
-import { BootError } from '../../../../gateway/src/boot-error.ts';
+import { BootError } from '../../../../gateway/src/plugin-api.ts';
 import type { IntentData } from './intent-data.ts';
 import {
   BOUNDARY,

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BootError } from '../../../../gateway/src/boot-error.ts';
+import { BootError } from '../../../../gateway/src/plugin-api.ts';
 import { createChatModel } from '../llm/chat-model.ts';
 import { createClassifier } from './classifier.ts';
 import { DEFAULT_INTENT_DATA_PATH, loadIntentData, type IntentData } from './intent-data.ts';

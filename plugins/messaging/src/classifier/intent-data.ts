@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { BootError } from '../../../../gateway/src/boot-error.ts';
+import { BootError } from '../../../../gateway/src/plugin-api.ts';
 import { INTENTS } from './types.ts';
 
 /** The data file shipped with the plugin (issue 6, point 3: intents, phrases and keywords are data). */

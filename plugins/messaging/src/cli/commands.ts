@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CommandContext, PluginCommand } from '../../../../gateway/src/plugin/command.ts';
+import type { CommandContext, PluginCommand } from '../../../../gateway/src/plugin-api.ts';
 import type { MessagingEnv } from '../config.ts';
 
 const EX_USAGE = 64;

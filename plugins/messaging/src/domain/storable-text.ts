@@ -1,4 +1,4 @@
-import { storableText } from '../../../../gateway/src/text/storable-text.ts';
+import { storableText } from '../../../../gateway/src/plugin-api.ts';
 
 /**
  * A provider's JSON made storable (../../README.md, "Bad bytes in a notification"); the rules for one string

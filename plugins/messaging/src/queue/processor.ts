@@ -1,7 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Clock } from '../../../../gateway/src/clock.ts';
-import type { Database } from '../../../../gateway/src/db/database.ts';
-import type { Logger } from '../../../../gateway/src/logger.ts';
+import type { Clock, Database, Logger } from '../../../../gateway/src/plugin-api.ts';
 import type { Classification } from '../classifier/types.ts';
 import type {
   CaptureSession,

@@ -1,5 +1,4 @@
-import type { Logger } from '../../../../gateway/src/logger.ts';
-import { startLoop, type Loop } from '../../../../gateway/src/jobs/loop.ts';
+import { type Logger, type Loop, startLoop } from '../../../../gateway/src/plugin-api.ts';
 
 /**
  * The processing queue's loop: `concurrency` lanes each take batches (processor.ts) until none is left.

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { isCleanIdentifier } from '../../../../gateway/src/text/storable-text.ts';
+import { isCleanIdentifier } from '../../../../gateway/src/plugin-api.ts';
 import { trimEndChars } from '../domain/text.ts';
 
 export type SendOutcome = { providerId: string } | { error: string };

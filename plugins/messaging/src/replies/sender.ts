@@ -1,6 +1,4 @@
-import type { Clock } from '../../../../gateway/src/clock.ts';
-import type { Database } from '../../../../gateway/src/db/database.ts';
-import type { Logger } from '../../../../gateway/src/logger.ts';
+import type { Clock, Database, Logger } from '../../../../gateway/src/plugin-api.ts';
 import type { MessagingMetrics } from '../metrics.ts';
 import { createSendApiClient, type SendOutcome } from './send-api.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isCleanIdentifier, storableText } from '../../../../gateway/src/text/storable-text.ts';
+import { isCleanIdentifier, storableText } from '../../../../gateway/src/plugin-api.ts';
 import { storableJson } from '../domain/storable-text.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { PluginContext } from '../../../../gateway/src/plugin/types.ts';
+import type { PluginContext } from '../../../../gateway/src/plugin-api.ts';
 import type { MessagingEnv } from '../config.ts';
 import { messagingErrors } from '../error-codes.ts';
 import type { MessagingMetrics } from '../metrics.ts';
