@@ -29,12 +29,6 @@ const FORBIDDEN: readonly { name: string; pattern: RegExp }[] = [
   { name: 'style guide', pattern: /style guide/i },
 ];
 
-/**
- * Files not clean yet, each rewritten together with the code it describes. An entry fails the test as soon as its
- * file is clean, so it cannot outlive its reason.
- */
-const NOT_YET_CLEAN: ReadonlySet<string> = new Set(['docs/adr/0001-plugin-contract.md']);
-
 /** This file names the forbidden references on purpose, in its patterns and fixtures. */
 const SELF = 'test/self-contained-docs.test.ts';
 
@@ -77,16 +71,11 @@ describe('self-contained docs', () => {
   it('finds the tracked files it scans', () => {
     expect(files).toContain('README.md');
     expect(files).toContain('docs/errors.md');
-    for (const file of NOT_YET_CLEAN) expect(files).toContain(file);
   });
 
   it('no tracked document refers to an issue or to a document outside the repository', () => {
-    const offences = files.filter((file) => !NOT_YET_CLEAN.has(file)).flatMap(offencesOf);
+    const offences = files.flatMap(offencesOf);
     expect(offences).toEqual([]);
-  });
-
-  it.each([...NOT_YET_CLEAN])('%s is still listed as not clean only while it is not', (file) => {
-    expect(offencesOf(file), `${file} is clean now: remove it from NOT_YET_CLEAN`).not.toEqual([]);
   });
 });
 

@@ -26,8 +26,13 @@ export function createWebhookService(deps: {
      * event makes later pending events of the same verification wait for it again.
      */
     async resend(id: string, who: Actor): Promise<DeliveryView> {
-      const requeued = await deliveryStore.requeue(db.pool, id, clock.now());
-      if (!requeued) throw kycErrors.create('kyc.webhook.not_found');
+      // The answer is the delivery as queued again, read before the dispatcher can see it: read after the
+      // commit, it might already be delivered (or failed) by then.
+      const { requeued, view } = await db.transaction(async (tx) => {
+        const row = await deliveryStore.requeue(tx, id, clock.now());
+        return { requeued: row, view: row ? await deliveryStore.view(tx, id) : null };
+      });
+      if (!requeued || !view) throw kycErrors.create('kyc.webhook.not_found');
       await deps.audit.write({
         kind: 'kyc.webhook.resent',
         actor: who.actor,
@@ -40,7 +45,7 @@ export function createWebhookService(deps: {
           previousStatus: requeued.previousStatus,
         },
       });
-      return (await deliveryStore.view(db.pool, id)) as DeliveryView;
+      return view;
     },
   };
 }
