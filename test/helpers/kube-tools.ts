@@ -13,8 +13,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { unzipSync } from 'fflate';
 import { REPO_ROOT } from './process.ts';
-import { zipEntries, zipEntryContent } from './zip.ts';
 
 const run = promisify(execFile);
 
@@ -46,19 +46,25 @@ async function sizeOf(file: string): Promise<number | undefined> {
 
 /** Writes every tool missing from `bin` (or of the wrong size); each lands whole, by a rename, or not at all. */
 async function extract(zipPath: string, bin: string): Promise<void> {
-  const zip = await readFile(zipPath);
-  const entries = zipEntries(zip);
+  const tools = Object.entries(TOOLS).map(([name, tool]) => ({ ...tool, target: path.join(bin, name) }));
+  const present = new Map<string, number | undefined>();
+  for (const tool of tools) present.set(tool.entry, await sizeOf(tool.target));
+  // Only the entries missing from `bin` (or of the wrong size) are inflated.
+  const files = unzipSync(await readFile(zipPath), {
+    filter: (file) => present.has(file.name) && present.get(file.name) !== file.originalSize,
+  });
   await mkdir(bin, { recursive: true });
-  for (const [name, tool] of Object.entries(TOOLS)) {
-    const entry = entries.get(tool.entry);
-    if (!entry) throw new Error(`${LAYER_PACKAGE}: ${tool.entry} is not in ${zipPath}`);
-    const target = path.join(bin, name);
-    if ((await sizeOf(target)) === entry.size) continue;
+  for (const tool of tools) {
+    const content = files[tool.entry];
+    if (!content) {
+      if (present.get(tool.entry) !== undefined) continue;
+      throw new Error(`${LAYER_PACKAGE}: ${tool.entry} is not in ${zipPath}`);
+    }
     // A unique temporary name: test files in parallel workers may extract at the same time.
-    const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    await writeFile(temporary, zipEntryContent(zip, entry));
+    const temporary = `${tool.target}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    await writeFile(temporary, content);
     await chmod(temporary, 0o755);
-    await rename(temporary, target);
+    await rename(temporary, tool.target);
   }
 }
 
