@@ -18,7 +18,7 @@ import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { spawnGateway, type GatewayProcess } from '../test/helpers/process.ts';
+import { spawnGateway, type GatewayProcess } from '../test/support/process.ts';
 import { summarise } from './lib/latency.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
 

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:messaging-adversarial`: how long `GET /health` takes on the real gateway (production
  * settings, auth + messaging, the bench's embedded PostgreSQL, a stand-in send API on loopback) while
- * 64 KB texts built to make text processing slow (test/helpers/adversarial-text.ts) are stored and
+ * 64 KB texts built to make text processing slow (test/support/adversarial-text.ts) are stored and
  * processed, against the same probe at rest, measured in the same run. Rounds alternate rest and work so
  * that both see the same background load (plugins/messaging/README.md, "Bounded work per message";
  * target: p99 under 50 ms while the messages are processed).
@@ -9,9 +9,9 @@
  */
 import { cpus } from 'node:os';
 import pg from 'pg';
-import { adversarialTexts } from '../test/helpers/adversarial-text.ts';
-import { percentile, probeHealth, type HealthSample } from '../test/helpers/health-probe.ts';
-import { textMessage } from '../test/helpers/whatsapp.ts';
+import { adversarialTexts } from '../test/support/adversarial-text.ts';
+import { percentile, probeHealth, type HealthSample } from '../test/support/health-probe.ts';
+import { textMessage } from '../test/support/whatsapp.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
 import { startMessagingGateway, startSendApi } from './lib/messaging-gateway.ts';
 import type { Target } from './lib/processes.ts';

@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { cpuByCommand, cpuSpent } from './lib/cpu.ts';
-import { PHONE_NUMBER_ID, textMessage } from '../test/helpers/whatsapp.ts';
+import { PHONE_NUMBER_ID, textMessage } from '../test/support/whatsapp.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
 import { startMessagingGateway, startSendApi } from './lib/messaging-gateway.ts';
 import { freePort, type Target } from './lib/processes.ts';

@@ -3,7 +3,7 @@
  * the part of the 30-second rollback budget that happens in the API server and the operator
  * (operator/README.md, "Rollback in under 30 seconds", adds up the rest on a real cluster).
  *
- * The fake Kubernetes API server (test/helpers/fake-kube) runs in this process; `gatehouse operator` runs as
+ * The fake Kubernetes API server (test/support/fake-kube) runs in this process; `gatehouse operator` runs as
  * its own process against it through a kubeconfig file, as in its pod: the real command with its default
  * reconciler, leader election, informers, work queue and logging, on an event loop of its own, so this
  * process's watches and the server's work do not share a thread with it. An AuthConfig in `warn` targets a
@@ -41,7 +41,7 @@ import { fileURLToPath } from 'node:url';
 import { AppsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../operator/src/api/names.ts';
 import { benchDeployment } from '../operator/src/reconcile/benchmark.ts';
-import { createNamespace, FakeKube, installCrdFile } from '../test/helpers/fake-kube/index.ts';
+import { createNamespace, FakeKube, installCrdFile } from '../test/support/fake-kube/index.ts';
 import { CommitLog } from './lib/commit-log.ts';
 import { DeploymentObserver } from './lib/deployment-observer.ts';
 import { startOperatorProcess, type OperatorProcess } from './lib/operator-process.ts';

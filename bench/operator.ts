@@ -3,7 +3,7 @@
  * patches the Deployment within 2 s (p99 over 50 changes on the fake server); applying the same spec again
  * changes nothing (no new resourceVersion)".
  *
- * The fake Kubernetes API server (test/helpers/fake-kube) and the real operator runtime (leader election,
+ * The fake Kubernetes API server (test/support/fake-kube) and the real operator runtime (leader election,
  * informers, work queue, the real reconciler) run in this process and talk HTTP through the real client. Each
  * change is a merge PATCH of `spec.appBaseUrl` (a new value each time, so each is a new ConfigMap and a
  * Deployment patch); the clock runs from just before the PATCH until a watch on Deployments delivers the pod
@@ -46,8 +46,8 @@ import type { ObjectKey, ReconcileResult, Reconciler } from '../operator/src/rec
 import { configMapFor } from '../operator/src/render/config-map.ts';
 import { renderEnv } from '../operator/src/render/env.ts';
 import { startOperator, type RunningOperator } from '../operator/src/runtime/operator.ts';
-import { createNamespace, deleteNamespace, uniqueNamespaceName } from '../test/helpers/fake-kube/index.ts';
-import { startOperatorCluster } from '../test/helpers/operator-cluster.ts';
+import { createNamespace, deleteNamespace, uniqueNamespaceName } from '../test/support/fake-kube/index.ts';
+import { startOperatorCluster } from '../test/support/operator-cluster.ts';
 
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 50);
 const TARGET_P99_MS = 2_000;
@@ -315,7 +315,7 @@ try {
         settings: {
           changes: CHANGES,
           server: fake
-            ? 'test/helpers/fake-kube (in-process, HTTP on 127.0.0.1)'
+            ? 'test/support/fake-kube (in-process, HTTP on 127.0.0.1)'
             : kc.getCurrentCluster()?.server,
           measured:
             'merge PATCH of the AuthConfig → Deployment watch shows the new config-hash, ConfigMap read',

@@ -2,9 +2,9 @@
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userStore } from '../plugins/auth/src/store/user-store.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { processEnv, spawnGateway } from './helpers/process.ts';
-import { canonical } from './helpers/accounts.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { processEnv, spawnGateway } from './support/process.ts';
+import { canonical } from './support/accounts.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {

@@ -10,12 +10,12 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARGON2_PARAMS } from '../plugins/auth/src/service/password-hasher.ts';
 import { userStore } from '../plugins/auth/src/store/user-store.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { eventually } from './helpers/eventually.ts';
-import { gateEnv, mintSession, sign } from './helpers/gate.ts';
-import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
-import { postJson, problemCode, sessionCookieOf } from './helpers/http.ts';
-import { canonical } from './helpers/accounts.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { eventually } from './support/eventually.ts';
+import { gateEnv, mintSession, sign } from './support/gate.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { postJson, problemCode, sessionCookieOf } from './support/http.ts';
+import { canonical } from './support/accounts.ts';
 
 const APP = 'http://localhost:3000';
 const PASSWORD = 'violet umbrella 42';

@@ -10,7 +10,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../gateway/src/db/migrate.ts';
 import { migrationsDir } from '../gateway/src/plugin/migrations-dir.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
 
 let db: TestDatabase;
 let before: string;

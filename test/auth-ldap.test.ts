@@ -6,10 +6,10 @@ import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARGON2_PARAMS } from '../plugins/auth/src/service/password-hasher.ts';
 import { userStore } from '../plugins/auth/src/store/user-store.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
-import { startSlapd, type Slapd } from './helpers/slapd.ts';
-import { canonical } from './helpers/accounts.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { startSlapd, type Slapd } from './support/slapd.ts';
+import { canonical } from './support/accounts.ts';
 
 const BASE = 'dc=example,dc=com';
 let slapd: Slapd | null;

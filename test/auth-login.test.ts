@@ -3,11 +3,11 @@ import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARGON2_PARAMS } from '../plugins/auth/src/service/password-hasher.ts';
 import { userStore } from '../plugins/auth/src/store/user-store.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { gateEnv, sign } from './helpers/gate.ts';
-import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
-import { sessionCookieOf } from './helpers/http.ts';
-import { canonical } from './helpers/accounts.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { gateEnv, sign } from './support/gate.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { sessionCookieOf } from './support/http.ts';
+import { canonical } from './support/accounts.ts';
 
 const APP = 'http://localhost:3000';
 let db: TestDatabase;

@@ -9,9 +9,9 @@ import { userStore } from '../plugins/auth/src/store/user-store.ts';
 import { sessionStore } from '../plugins/auth/src/store/session-store.ts';
 import { createSessionIssuer } from '../gateway/src/gate/session-issuer.ts';
 import { systemClock } from '../gateway/src/clock.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
-import { canonical } from './helpers/accounts.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { canonical } from './support/accounts.ts';
 
 const APP = 'http://localhost:3000';
 const OIDC = { OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'gatehouse' };

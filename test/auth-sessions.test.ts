@@ -9,10 +9,10 @@ import { systemClock } from '../gateway/src/clock.ts';
 import { createSessionIssuer, type SessionIssuer } from '../gateway/src/gate/session-issuer.ts';
 import { sessionStore } from '../plugins/auth/src/store/session-store.ts';
 import { userStore } from '../plugins/auth/src/store/user-store.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { AUTH_SECRET, COOKIE, gateEnv, sign } from './helpers/gate.ts';
-import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
-import { canonical } from './helpers/accounts.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { AUTH_SECRET, COOKIE, gateEnv, sign } from './support/gate.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { canonical } from './support/accounts.ts';
 
 const PATH = '/api/v1/gate/identity';
 let db: TestDatabase;

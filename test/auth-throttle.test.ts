@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../gateway/src/clock.ts';
 import { ARGON2_PARAMS } from '../plugins/auth/src/service/password-hasher.ts';
 import { userStore } from '../plugins/auth/src/store/user-store.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
-import { canonical } from './helpers/accounts.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { canonical } from './support/accounts.ts';
 
 const clock = createManualClock(Date.now());
 let db: TestDatabase;

@@ -3,9 +3,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import packageJson from '../package.json' with { type: 'json' };
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
-import { promtoolCheck } from './helpers/tools.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { promtoolCheck } from './support/tools.ts';
 import type { FullHealthReport } from '../gateway/src/http/core-routes.ts';
 
 let db: TestDatabase;

@@ -1,9 +1,9 @@
 /** The signing example of docs/api-auth-gate.md works against a gateway in enforce mode. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatehouseFetch } from '../docs/examples/dashboard-client.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { gateEnv, INTERNAL_SECRET, mintSession } from './helpers/gate.ts';
-import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { gateEnv, INTERNAL_SECRET, mintSession } from './support/gate.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;

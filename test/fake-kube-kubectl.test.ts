@@ -1,5 +1,5 @@
 /**
- * The fake Kubernetes API server driven by the real kubectl (test/helpers/kube-tools.ts): what kubectl asks of a
+ * The fake Kubernetes API server driven by the real kubectl (test/support/kube-tools.ts): what kubectl asks of a
  * server before and while it applies (discovery, OpenAPI v3, client-side apply with strategic merge patches),
  * answered as a real server answers. The install of operator/deploy/ is checked in operator/deploy/install.test.ts.
  */
@@ -7,8 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeKube, type KubeObject } from './helpers/fake-kube/index.ts';
-import { kubectlFor, type Kubectl } from './helpers/kube-tools.ts';
+import { FakeKube, type KubeObject } from './support/fake-kube/index.ts';
+import { kubectlFor, type Kubectl } from './support/kube-tools.ts';
 
 const AUTHCONFIG = { group: 'gatehouse.dev', version: 'v1alpha1', plural: 'authconfigs', kind: 'AuthConfig' };
 

@@ -1,5 +1,5 @@
 /**
- * The fake Kubernetes API server (test/helpers/fake-kube) against the real @kubernetes/client-node 2.x: the
+ * The fake Kubernetes API server (test/support/fake-kube) against the real @kubernetes/client-node 2.x: the
  * semantics the operator's end-to-end tests rely on (issue 7, point 7 and acceptance "Faults on the fake server").
  */
 import {
@@ -16,7 +16,7 @@ import {
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from './helpers/eventually.ts';
+import { eventually } from './support/eventually.ts';
 import {
   FakeKube,
   installCrd,
@@ -25,7 +25,7 @@ import {
   readCrdFile,
   startTestCluster,
   type KubeObject,
-} from './helpers/fake-kube/index.ts';
+} from './support/fake-kube/index.ts';
 
 const AUTHCONFIG = { group: 'gatehouse.dev', version: 'v1alpha1', plural: 'authconfigs', kind: 'AuthConfig' };
 const namespace = 'default';
@@ -801,7 +801,7 @@ describe('CRD validation (as the apiextensions server does it)', () => {
   const SPEC = 'spec.validation.openAPIV3Schema.properties[spec]';
 
   it('refuses the unguarded AuthConfig CRD with the real server message: each default {} fails its own rules', async () => {
-    const [crd] = await readCrdFile('test/helpers/fake-kube/fixtures/authconfig-crd-unguarded.yaml');
+    const [crd] = await readCrdFile('test/support/fake-kube/fixtures/authconfig-crd-unguarded.yaml');
     const status = await refusal(crd as KubeObject);
     expect(status).toMatchObject({ reason: 'Invalid', code: 422 });
     expect(status.message).toMatch(

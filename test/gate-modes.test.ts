@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../gateway/src/clock.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { decisions, delta, gateEnv, mintSession, sign } from './helpers/gate.ts';
-import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { decisions, delta, gateEnv, mintSession, sign } from './support/gate.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
 
 type Mode = 'disabled' | 'warn' | 'enforce';
 type Case =

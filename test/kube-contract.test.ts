@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { eventually } from './helpers/eventually.ts';
+import { eventually } from './support/eventually.ts';
 import {
   createTestNamespace,
   deleteNamespace,
@@ -21,10 +21,10 @@ import {
   type KubeObject,
   type KubeResponse,
   type TestCluster,
-} from './helpers/fake-kube/index.ts';
+} from './support/fake-kube/index.ts';
 
 const CRD_FILE = 'operator/deploy/crd.yaml';
-const UNGUARDED_CRD = 'test/helpers/fake-kube/fixtures/authconfig-crd-unguarded.yaml';
+const UNGUARDED_CRD = 'test/support/fake-kube/fixtures/authconfig-crd-unguarded.yaml';
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
 let cluster: TestCluster;

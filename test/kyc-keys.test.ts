@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../gateway/src/clock.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import type { TestGateway } from './helpers/gateway.ts';
-import { createKey, createTenant, kycCli, staff, startKycGateway, tenantCall } from './helpers/kyc.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import type { TestGateway } from './support/gateway.ts';
+import { createKey, createTenant, kycCli, staff, startKycGateway, tenantCall } from './support/kyc.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;
@@ -122,7 +122,7 @@ describe('admin routes', () => {
     const none = await fetch(`${gateway.url}/api/v1/admin/kyc/tenants`);
     expect(none.status).toBe(401);
     expect(await none.json()).toMatchObject({ code: 'kyc.admin.unauthenticated' });
-    const { staffHeaders } = await import('./helpers/kyc.ts');
+    const { staffHeaders } = await import('./support/kyc.ts');
     const agent = await fetch(`${gateway.url}/api/v1/admin/kyc/tenants`, {
       headers: await staffHeaders(['agent']),
     });

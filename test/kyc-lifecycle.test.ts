@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../gateway/src/clock.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import type { TestGateway } from './helpers/gateway.ts';
-import { createKey, createTenant, staffHeaders, startKycGateway, tenantCall } from './helpers/kyc.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import type { TestGateway } from './support/gateway.ts';
+import { createKey, createTenant, staffHeaders, startKycGateway, tenantCall } from './support/kyc.ts';
 
 const DAY = 86_400_000;
 let db: TestDatabase;

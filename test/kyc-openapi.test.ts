@@ -13,9 +13,9 @@ import { randomBytes } from 'node:crypto';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import type { TestGateway } from './helpers/gateway.ts';
-import { createKey, createTenant, startKycGateway } from './helpers/kyc.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import type { TestGateway } from './support/gateway.ts';
+import { createKey, createTenant, startKycGateway } from './support/kyc.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 /** Ignored by git; one directory per run, removed afterwards. Inside the repo so `openapi-fetch` resolves. */

@@ -3,9 +3,9 @@
  * against the real gateway and Postgres.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import type { TestGateway } from './helpers/gateway.ts';
-import { createKey, createTenant, startKycGateway, tenantCall } from './helpers/kyc.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import type { TestGateway } from './support/gateway.ts';
+import { createKey, createTenant, startKycGateway, tenantCall } from './support/kyc.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;

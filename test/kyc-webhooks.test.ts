@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../gateway/src/clock.ts';
 import { verifyWebhookSignature } from '../plugins/kyc/src/webhooks/signature.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import type { TestGateway } from './helpers/gateway.ts';
-import { createKey, createTenant, staff, staffHeaders, startKycGateway, tenantCall } from './helpers/kyc.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import type { TestGateway } from './support/gateway.ts';
+import { createKey, createTenant, staff, staffHeaders, startKycGateway, tenantCall } from './support/kyc.ts';
 
 interface Attempt {
   attempt: number;

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { platform } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { parentDeathPrefix } from '../gateway/src/db/postmaster.ts';
-import { createTestDatabase } from './helpers/database.ts';
+import { createTestDatabase } from './support/database.ts';
 import {
   expectAllStopped,
   isolation,
@@ -18,8 +18,8 @@ import {
   npmStartSuite,
   postmasterPid,
   removeDataDir,
-} from './helpers/npm-start.ts';
-import { FIXTURE_CLI, freePort, processEnv, spawnGateway, type GatewayProcess } from './helpers/process.ts';
+} from './support/npm-start.ts';
+import { FIXTURE_CLI, freePort, processEnv, spawnGateway, type GatewayProcess } from './support/process.ts';
 
 const LISTENING = /"msg":"gateway listening"/;
 

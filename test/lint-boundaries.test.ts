@@ -60,7 +60,7 @@ describe('a plugin imports the core only through the plugin API', () => {
         "import { definePlugin, type Database } from '../../../../gateway/src/plugin-api.ts';",
         "import { kycErrors } from '../error-codes.ts';",
         "import { kycConfigSchema } from '../../../kyc/src/config.ts';",
-        "import { ADVERSARIAL } from '../../../../test/helpers/adversarial-text.ts';",
+        "import { ADVERSARIAL } from '../../../../test/support/adversarial-text.ts';",
         "import { z } from 'zod';",
         'export const used = [definePlugin, kycErrors, kycConfigSchema, ADVERSARIAL, z] as const;',
         'export type Used = Database;',

@@ -11,18 +11,18 @@
  * of these messages held the event loop for 19 s or more.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adversarialTexts } from './helpers/adversarial-text.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { eventually } from './helpers/eventually.ts';
-import { percentile, probeHealth, type HealthSample } from './helpers/health-probe.ts';
+import { adversarialTexts } from './support/adversarial-text.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { eventually } from './support/eventually.ts';
+import { percentile, probeHealth, type HealthSample } from './support/health-probe.ts';
 import {
   messagingEnv,
   postWebhook,
   startProviderStub,
   textMessage,
   type ProviderStub,
-} from './helpers/messaging.ts';
-import { processEnv, spawnGateway, type GatewayProcess } from './helpers/process.ts';
+} from './support/messaging.ts';
+import { processEnv, spawnGateway, type GatewayProcess } from './support/process.ts';
 
 const P99_BUDGET_MS = 50;
 const ROUNDS = 3;

@@ -5,16 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../gateway/src/clock.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import type { TestGateway } from './helpers/gateway.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import type { TestGateway } from './support/gateway.ts';
 import {
   postWebhook,
   startMessagingGateway,
   startProviderStub,
   textMessage,
   type ProviderStub,
-} from './helpers/messaging.ts';
-import { processEnv, spawnGateway } from './helpers/process.ts';
+} from './support/messaging.ts';
+import { processEnv, spawnGateway } from './support/process.ts';
 
 const HOUR = 3_600_000;
 const CLUSTER_NUMBER = '106540352242999';

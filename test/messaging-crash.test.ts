@@ -5,15 +5,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import {
   messagingEnv,
   postWebhook,
   startProviderStub,
   textMessage,
   type ProviderStub,
-} from './helpers/messaging.ts';
-import { freePort, processEnv, spawnGateway, type GatewayProcess } from './helpers/process.ts';
+} from './support/messaging.ts';
+import { freePort, processEnv, spawnGateway, type GatewayProcess } from './support/process.ts';
 
 const LISTENING = /"msg":"gateway listening"/;
 const MESSAGES = 120;

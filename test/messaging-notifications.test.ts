@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notificationStore } from '../plugins/messaging/src/store/notification-store.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
 
 let db: TestDatabase;
 let conversationId: string;

@@ -10,16 +10,16 @@ import {
   startModelStandIn,
   type ModelStandIn,
 } from '../plugins/messaging/src/conversation/test-support/model-stand-in.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import type { TestGateway } from './helpers/gateway.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import type { TestGateway } from './support/gateway.ts';
 import {
   postWebhook,
   startMessagingGateway,
   startProviderStub,
   textMessage,
   type ProviderStub,
-} from './helpers/messaging.ts';
-import { promtoolCheck } from './helpers/tools.ts';
+} from './support/messaging.ts';
+import { promtoolCheck } from './support/tools.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;

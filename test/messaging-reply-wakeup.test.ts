@@ -5,15 +5,15 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createManualClock } from '../gateway/src/clock.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import type { TestGateway } from './helpers/gateway.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import type { TestGateway } from './support/gateway.ts';
 import {
   postWebhook,
   startMessagingGateway,
   startProviderStub,
   textMessage,
   type ProviderStub,
-} from './helpers/messaging.ts';
+} from './support/messaging.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;

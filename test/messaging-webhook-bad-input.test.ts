@@ -5,8 +5,8 @@
  * surrogates is stored with U+FFFD in their place; the answer counts the rows this request really stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import type { TestGateway } from './helpers/gateway.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import type { TestGateway } from './support/gateway.ts';
 import {
   PHONE_NUMBER_ID,
   postWebhook,
@@ -14,7 +14,7 @@ import {
   startProviderStub,
   textMessage,
   type ProviderStub,
-} from './helpers/messaging.ts';
+} from './support/messaging.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;

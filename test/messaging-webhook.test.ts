@@ -7,8 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubSignature } from '../plugins/messaging/src/webhook/signature.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import type { TestGateway } from './helpers/gateway.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import type { TestGateway } from './support/gateway.ts';
 import {
   API_TOKEN,
   postWebhook,
@@ -17,7 +17,7 @@ import {
   textMessage,
   VERIFY_TOKEN,
   type ProviderStub,
-} from './helpers/messaging.ts';
+} from './support/messaging.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;

@@ -5,8 +5,8 @@
  * browser on the gateway's address (cookie and Origin); SIGTERM to `npm start` stops everything.
  */
 import { describe, expect, it } from 'vitest';
-import { expectAllStopped, npmStartSuite } from './helpers/npm-start.ts';
-import { spawnNpm } from './helpers/process.ts';
+import { expectAllStopped, npmStartSuite } from './support/npm-start.ts';
+import { spawnNpm } from './support/process.ts';
 
 const EMAIL = 'admin@example.com';
 const PASSWORD = 'correct horse battery staple 42';

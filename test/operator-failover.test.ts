@@ -29,10 +29,10 @@ import { ANNOTATIONS } from '../operator/src/reconcile/annotations.ts';
 import { configMapName, envHash } from '../operator/src/render/config-map.ts';
 import { renderEnv } from '../operator/src/render/env.ts';
 import { LEASE_NAME } from '../operator/src/runtime/operator.ts';
-import { eventually } from './helpers/eventually.ts';
-import type { FakeKube, TestCluster } from './helpers/fake-kube/index.ts';
-import { startOperatorCluster, testNamespace } from './helpers/operator-cluster.ts';
-import { endsWithTest, freePort, spawnGateway, type GatewayProcess } from './helpers/process.ts';
+import { eventually } from './support/eventually.ts';
+import type { FakeKube, TestCluster } from './support/fake-kube/index.ts';
+import { startOperatorCluster, testNamespace } from './support/operator-cluster.ts';
+import { endsWithTest, freePort, spawnGateway, type GatewayProcess } from './support/process.ts';
 
 const onRealCluster = Boolean(process.env.KUBECONFIG);
 /** Short lease timings (production: 15 s / 10 s / 2 s) so the takeover is measured in seconds. */

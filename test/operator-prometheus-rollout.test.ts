@@ -39,21 +39,21 @@ import type { AuthConfigStatus } from '../operator/src/api/types.generated.ts';
 import { createDefaultReconciler } from '../operator/src/runtime/default-reconciler.ts';
 import { silentLogger } from '../operator/src/runtime/logger.ts';
 import { LEASE_NAME, startOperator, type RunningOperator } from '../operator/src/runtime/operator.ts';
-import { eventually } from './helpers/eventually.ts';
+import { eventually } from './support/eventually.ts';
 import {
   createNamespace,
   deleteNamespace,
   uniqueNamespaceName,
   type TestCluster,
-} from './helpers/fake-kube/index.ts';
-import { startOperatorCluster } from './helpers/operator-cluster.ts';
+} from './support/fake-kube/index.ts';
+import { startOperatorCluster } from './support/operator-cluster.ts';
 import {
   serveRegistries,
   startPrometheus,
   type Exporter,
   type RunningPrometheus,
-} from './helpers/prometheus.ts';
-import { requireTool } from './helpers/tools.ts';
+} from './support/prometheus.ts';
+import { requireTool } from './support/tools.ts';
 
 const prometheus = await requireTool('prometheus', 'prometheus');
 

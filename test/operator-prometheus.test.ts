@@ -5,15 +5,15 @@ import { applyDefaults } from '../operator/src/api/defaults.ts';
 import { prometheusQueriesSchema } from '../operator/src/api/spec-schema.ts';
 import { createPrometheusAnalysis } from '../operator/src/analysis/prometheus-analysis.ts';
 import type { Analysis } from '../operator/src/rollout/types.ts';
-import { eventually } from './helpers/eventually.ts';
-import { freePort } from './helpers/process.ts';
+import { eventually } from './support/eventually.ts';
+import { freePort } from './support/process.ts';
 import {
   serveRegistries,
   startPrometheus,
   type Exporter,
   type RunningPrometheus,
-} from './helpers/prometheus.ts';
-import { requireTool } from './helpers/tools.ts';
+} from './support/prometheus.ts';
+import { requireTool } from './support/tools.ts';
 
 // The rollout analysis against a real Prometheus (testing guide, Prometheus row; issue 7 point 7): the Debian
 // `prometheus` binary scrapes, every second, a loopback endpoint serving the gateway's own gate metrics

@@ -29,13 +29,13 @@ import {
   type Reconciler,
 } from '../operator/src/reconcile/index.ts';
 import type { Analysis } from '../operator/src/rollout/types.ts';
-import { freePort } from './helpers/process.ts';
-import type { FakeKube, TestCluster } from './helpers/fake-kube/index.ts';
+import { freePort } from './support/process.ts';
+import type { FakeKube, TestCluster } from './support/fake-kube/index.ts';
 import {
   AUTHCONFIG_RESOURCE as AUTHCONFIG,
   startOperatorCluster,
   testNamespace,
-} from './helpers/operator-cluster.ts';
+} from './support/operator-cluster.ts';
 
 let cluster: TestCluster;
 let kc: KubeConfig;

@@ -25,13 +25,13 @@ import { GROUP, KIND, LABELS, VERSION } from '../operator/src/api/names.ts';
 import { gateSecrets, minimalSpec, specWith } from '../operator/src/api/testing/fixtures.ts';
 import type { AuthConfigSpecInput, AuthConfigStatus } from '../operator/src/api/types.generated.ts';
 import { ANNOTATIONS, createReconciler } from '../operator/src/reconcile/index.ts';
-import type { TestCluster } from './helpers/fake-kube/index.ts';
+import type { TestCluster } from './support/fake-kube/index.ts';
 import {
   AUTHCONFIG_RESOURCE as AUTHCONFIG,
   startOperatorCluster,
   testNamespace,
-} from './helpers/operator-cluster.ts';
-import { endsWithTest, spawnGateway } from './helpers/process.ts';
+} from './support/operator-cluster.ts';
+import { endsWithTest, spawnGateway } from './support/process.ts';
 
 let cluster: TestCluster;
 let kc: KubeConfig;

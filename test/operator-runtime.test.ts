@@ -26,9 +26,9 @@ import { gateSecrets, specWith } from '../operator/src/api/testing/fixtures.ts';
 import type { AuthConfigSpecInput } from '../operator/src/api/types.generated.ts';
 import type { ObjectKey, ReconcileResult } from '../operator/src/reconcile/types.ts';
 import { startOperator, type OperatorOptions, type RunningOperator } from '../operator/src/runtime/index.ts';
-import type { FakeKube, TestCluster } from './helpers/fake-kube/index.ts';
-import { startOperatorCluster, testNamespace } from './helpers/operator-cluster.ts';
-import { endsWithTest, freePort, spawnGateway } from './helpers/process.ts';
+import type { FakeKube, TestCluster } from './support/fake-kube/index.ts';
+import { startOperatorCluster, testNamespace } from './support/operator-cluster.ts';
+import { endsWithTest, freePort, spawnGateway } from './support/process.ts';
 
 const onRealCluster = Boolean(process.env.KUBECONFIG);
 /** Short lease timings so a takeover takes a second or two (production: 15 s / 10 s / 2 s). */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it, onTestFinished } from 'vitest';
-import { isRunning, REPO_ROOT } from './helpers/process.ts';
+import { isRunning, REPO_ROOT } from './support/process.ts';
 
 const VITEST = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
 const CONFIG = fileURLToPath(new URL('./fixtures/ends-with-test/vitest.config.ts', import.meta.url));

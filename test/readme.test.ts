@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { BUILTIN_PLUGINS } from '../gateway/src/builtin-plugins.ts';
 import { coreConfigSchema } from '../gateway/src/config/core-config.ts';
 import { gateConfigSchema } from '../gateway/src/gate/config.ts';
-import { REPO_ROOT, spawnGateway } from './helpers/process.ts';
+import { REPO_ROOT, spawnGateway } from './support/process.ts';
 
 const README = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
 /** `npm run gatehouse -- kyc key create` and `gatehouse kyc key create` name the same command. */

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './helpers/process.ts';
+import { REPO_ROOT } from './support/process.ts';
 
 /** File extensions whose tracked files are scanned; extending the scan is one entry here. */
 const SCANNED_EXTENSIONS = ['md'] as const;

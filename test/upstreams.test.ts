@@ -7,10 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BootError } from '../gateway/src/boot-error.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { gateEnv, gateHeaders, mintSession, sign } from './helpers/gate.ts';
-import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
-import { freePort } from './helpers/process.ts';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { gateEnv, gateHeaders, mintSession, sign } from './support/gate.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { freePort } from './support/process.ts';
 
 interface Seen {
   method: string;

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { FakeKube } from '../../test/helpers/fake-kube/index.ts';
-import type { ChangeEvent, KubeObject } from '../../test/helpers/fake-kube/types.ts';
+import type { FakeKube } from '../../test/support/fake-kube/index.ts';
+import type { ChangeEvent, KubeObject } from '../../test/support/fake-kube/types.ts';
 
 /** The parts of a stored change the benchmarks read. */
 export interface Commit {

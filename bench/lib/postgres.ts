@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { startPostgresServer } from '../../test/helpers/postgres-server.ts';
+import { startPostgresServer } from '../../test/support/postgres-server.ts';
 
 /** One PostgreSQL for all gateway processes of a bench run (or BENCH_DATABASE_URL). */
 export async function startBenchPostgres(): Promise<{ url: string; stop(): Promise<void> }> {

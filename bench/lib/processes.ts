@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 
-export { freePort } from '../../test/helpers/process.ts';
+export { freePort } from '../../test/support/process.ts';
 
 export interface Target {
   name: string;

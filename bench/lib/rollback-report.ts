@@ -91,7 +91,7 @@ export function rollbackReport(samples: readonly Sample[], run: RollbackRun) {
     settings: {
       rollbacks: samples.length,
       config: run.reuse,
-      server: 'test/helpers/fake-kube, in the benchmark process (HTTP on 127.0.0.1)',
+      server: 'test/support/fake-kube, in the benchmark process (HTTP on 127.0.0.1)',
       operator: '`gatehouse operator` as its own process, default settings, LOG_LEVEL=info',
       ways: {
         spec: 'merge PATCH spec.apiAuth.mode: disabled (odd rollbacks)',

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { FakeKube, uniqueNamespaceName } from '../../test/helpers/fake-kube/index.ts';
-import { kubectlFor, type Kubectl } from '../../test/helpers/kube-tools.ts';
+import { FakeKube, uniqueNamespaceName } from '../../test/support/fake-kube/index.ts';
+import { kubectlFor, type Kubectl } from '../../test/support/kube-tools.ts';
 
 const onCluster = Boolean(process.env.KUBECONFIG);
 const DEPLOY = new URL('./', import.meta.url);

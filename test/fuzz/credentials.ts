@@ -14,10 +14,10 @@ import { ARGON2_PARAMS } from '../../plugins/auth/src/service/password-hasher.ts
 import { sessionStore } from '../../plugins/auth/src/store/session-store.ts';
 import { userStore } from '../../plugins/auth/src/store/user-store.ts';
 import { signatureHeader } from '../../gateway/src/gate/hmac.ts';
-import { AUTH_SECRET, COOKIE, INTERNAL_SECRET, mintSession } from '../helpers/gate.ts';
+import { AUTH_SECRET, COOKIE, INTERNAL_SECRET, mintSession } from '../support/gate.ts';
 import type { WireRequest } from './raw-http.ts';
 import type { FuzzRequest } from './request-arbitrary.ts';
-import { canonical } from '../helpers/accounts.ts';
+import { canonical } from '../support/accounts.ts';
 
 /** The application's origin (APP_BASE_URL of the fuzzed gateway): cookie routes that change state need it. */
 export const APP_ORIGIN = 'http://localhost:5173';

@@ -5,8 +5,8 @@
  */
 import { startGateway, type RunningGateway } from '../../gateway/src/gateway.ts';
 import { BUILTIN_PLUGINS } from '../../gateway/src/builtin-plugins.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { gateEnv } from '../helpers/gate.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { gateEnv } from '../support/gate.ts';
 import { APP_ORIGIN, createCaller, type Caller } from './credentials.ts';
 import { httpClient, type HttpClient, type WireResponse } from './raw-http.ts';
 import { routeHints } from './route-hints.ts';

@@ -3,7 +3,7 @@
  * a `Violation` that names the class of defect and describes the whole exchange: what came back and what
  * the server logged for it.
  */
-import { eventually } from '../helpers/eventually.ts';
+import { eventually } from '../support/eventually.ts';
 import type { FuzzGateway } from './fuzz-gateway.ts';
 import type { WireResponse } from './raw-http.ts';
 import type { FuzzRequest } from './request-arbitrary.ts';

@@ -5,7 +5,7 @@
  * into its SQL. Keyed by the target's name (`METHODS pattern`).
  */
 import fc from 'fast-check';
-import { textMessage } from '../helpers/whatsapp.ts';
+import { textMessage } from '../support/whatsapp.ts';
 import type { FuzzJson } from './json-text.ts';
 
 export interface RouteHint {

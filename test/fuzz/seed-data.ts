@@ -8,12 +8,12 @@ import argon2 from 'argon2';
 import type pg from 'pg';
 import { ARGON2_PARAMS } from '../../plugins/auth/src/service/password-hasher.ts';
 import { userStore } from '../../plugins/auth/src/store/user-store.ts';
-import { eventually } from '../helpers/eventually.ts';
-import { textMessage } from '../helpers/whatsapp.ts';
+import { eventually } from '../support/eventually.ts';
+import { textMessage } from '../support/whatsapp.ts';
 import type { Caller } from './credentials.ts';
 import type { HttpClient } from './raw-http.ts';
 import { changedTables, rowCounter } from './row-counts.ts';
-import { canonical } from '../helpers/accounts.ts';
+import { canonical } from '../support/accounts.ts';
 
 export interface SeededData {
   /** The caller's KYC API key. */

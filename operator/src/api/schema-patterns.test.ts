@@ -6,7 +6,7 @@
  * expect, each ending in a character that rejects.
  */
 import { describe, expect, it } from 'vitest';
-import { adversarialTexts, fastestRunMs } from '../../../test/helpers/adversarial-text.ts';
+import { adversarialTexts, fastestRunMs } from '../../../test/support/adversarial-text.ts';
 import type { JsonSchema } from './json-schema.ts';
 import { DURATION_PATTERN, specSchema } from './spec-schema.ts';
 import { statusSchema } from './status-schema.ts';

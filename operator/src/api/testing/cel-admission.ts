@@ -1,5 +1,5 @@
-import { compileRule, evaluateRule as evaluateCel } from '../../../../test/helpers/fake-kube/schema/cel.ts';
-import type { Schema } from '../../../../test/helpers/fake-kube/schema/types.ts';
+import { compileRule, evaluateRule as evaluateCel } from '../../../../test/support/fake-kube/schema/cel.ts';
+import type { Schema } from '../../../../test/support/fake-kube/schema/types.ts';
 import { applyDefaults } from '../defaults.ts';
 import {
   childPath,
@@ -17,7 +17,7 @@ import { checkStructure } from '../structural.ts';
  * int, number → double, date-time → timestamp, objects with properties → typed objects, so a misspelt field
  * fails the type check as it fails CRD creation). The exact rule text of the CRD is what runs.
  *
- * The CEL typing and evaluation are the fake API server's (test/helpers/fake-kube/schema/cel.ts), so the
+ * The CEL typing and evaluation are the fake API server's (test/support/fake-kube/schema/cel.ts), so the
  * operator's rule tests and the fake that CI's suites run against read the rules the same way.
  *
  * Not modelled: the CEL cost budget (the schema bounds every string and list a rule walks, which is what the

@@ -5,7 +5,7 @@
  * (which the linter cannot see) is covered here by texts made of those symbols.
  */
 import { describe, expect, it } from 'vitest';
-import { adversarialTexts, fastestRunMs } from '../../../../test/helpers/adversarial-text.ts';
+import { adversarialTexts, fastestRunMs } from '../../../../test/support/adversarial-text.ts';
 import { RULE_TEXT_MAX_CHARS } from '../domain/text.ts';
 import { createFastClassifier } from './classifier.ts';
 import { loadIntentData } from './intent-data.ts';

@@ -4,7 +4,7 @@
  * quadratic versions these replaced took seconds to tens of seconds on the same texts.
  */
 import { describe, expect, it } from 'vitest';
-import { adversarialTexts, fastestRunMs } from '../../../../../test/helpers/adversarial-text.ts';
+import { adversarialTexts, fastestRunMs } from '../../../../../test/support/adversarial-text.ts';
 import { RULE_TEXT_MAX_CHARS } from '../../domain/text.ts';
 import { detectLanguage } from '../language/detect-language.ts';
 import { normaliseEmail, scanEmails } from './email.ts';

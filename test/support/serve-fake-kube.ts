@@ -4,7 +4,7 @@
  * create their namespaces, skip the fault-injection tests), so that path can be tried without a cluster
  * (operator/README.md, "Running the operator suites against a real cluster").
  *
- *   node_modules/.bin/node test/helpers/serve-fake-kube.ts /tmp/fake.kubeconfig &
+ *   node_modules/.bin/node test/support/serve-fake-kube.ts /tmp/fake.kubeconfig &
  *   KUBECONFIG=/tmp/fake.kubeconfig npx vitest run test/operator-reconcile.test.ts ...
  *   kill %1
  */

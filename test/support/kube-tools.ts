@@ -4,7 +4,7 @@
  * file and no download at test time. They are extracted on first use (npm runs no install script for it) into
  * `node_modules/.cache/gatehouse-tools/<version>/bin`, and checked to run.
  *
- * `npx node test/helpers/kube-tools.ts` extracts them and prints their paths.
+ * `npx node test/support/kube-tools.ts` extracts them and prints their paths.
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
