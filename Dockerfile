@@ -23,7 +23,7 @@ COPY package.json ./
 COPY gateway ./gateway
 COPY plugins ./plugins
 COPY migrations ./migrations
-# The operator is the same image with another command: `node gateway/src/cli.ts operator` (operator/deploy/).
+# The operator is the same image with another command: `node app/cli.ts operator` (operator/deploy/).
 COPY operator/src ./operator/src
 # The code stays owned by root (read-only for the process); only the embedded PostgreSQL's DATA_DIR is writable.
 RUN mkdir -p /app/.data && chown node:node /app/.data
@@ -37,4 +37,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
 # handlers before booting (gateway/src/signals.ts), so a stop during migrations is not dropped either. It then
 # drains for up to SHUTDOWN_TIMEOUT_MS (10 s) and stops the embedded PostgreSQL, if any: give the container a
 # longer grace period than that (docker stop -t, Kubernetes terminationGracePeriodSeconds).
-CMD ["node", "gateway/src/cli.ts", "serve"]
+CMD ["node", "app/cli.ts", "serve"]

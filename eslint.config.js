@@ -74,18 +74,38 @@ const pluginBoundaries = PLUGIN_IDS.flatMap((id) =>
   ]),
 );
 
-// The composition root (the CLI and the list of built-in plugins) still lives in gateway/src/ and is the
-// one place that knows every plugin and the operator, so it is exempt until it moves out of the core.
-const coreBoundaries = perDepth(
-  'gateway/src/',
+// The core knows no plugin and not the operator: the composition root (app/) is the one place that knows
+// them all.
+const coreBoundaries = perDepth('gateway/src/', (depth) => [
+  {
+    regex: `${up(depth + 2)}(?:plugins|operator|app)/`,
+    message:
+      'The core imports no plugin, not the operator and not app/ (ADR 0001); only app/ knows them all.',
+  },
+]);
+
+// The operator reads the gateway through narrow doors: gateway/src/operator-api.ts for the core's settings
+// schemas, clock and stop signals; each plugin's manifest.ts for its settings; the auth plugin's deployment
+// rules. Never a plugin's runtime code, and never app/ (which imports the operator). The operator's suites
+// (operator/test/) are exempt: they run a real gateway beside it.
+const operatorBoundaries = perDepth(
+  'operator/',
   (depth) => [
     {
-      regex: `${up(depth + 2)}(?:plugins|operator)/`,
+      group: ['**/gateway/src/**', '!**/gateway/src/operator-api.ts'],
+      message: 'The operator imports the core only through gateway/src/operator-api.ts (ADR 0001).',
+    },
+    {
+      regex: `${up(depth + 1)}plugins/(?![\\w-]+/src/manifest\\.ts$|auth/src/deployment/validate\\.ts$)`,
       message:
-        'The core imports no plugin and not the operator (ADR 0001); only the composition root knows them.',
+        "The operator imports a plugin only through its manifest.ts (and auth's deployment rules), never its runtime code (ADR 0001).",
+    },
+    {
+      regex: `${up(depth + 1)}app/`,
+      message: 'The operator never imports app/, the composition root that imports the operator (ADR 0001).',
     },
   ],
-  ['gateway/src/builtin-plugins.ts', 'gateway/src/cli.ts'],
+  ['operator/test/**'],
 );
 
 export default tseslint.config(
@@ -127,6 +147,7 @@ export default tseslint.config(
   },
   ...pluginBoundaries,
   ...coreBoundaries,
+  ...operatorBoundaries,
   {
     files: ['eslint.config.js', 'vitest.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },

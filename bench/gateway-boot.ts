@@ -2,7 +2,7 @@
  * `npm run bench:gateway-boot`: how long a gateway process takes from spawn until `GET /health` answers 200,
  * and from SIGTERM (idle) until it has exited. These are the gateway's own shares of a rollback on a cluster
  * (operator/README.md, "Rollback in under 30 seconds"): a new pod's container starts the process the image
- * runs (`node gateway/src/cli.ts serve`), the readiness probe waits for it, and the old pods drain and stop.
+ * runs (`node app/cli.ts serve`), the readiness probe waits for it, and the old pods drain and stop.
  *
  * Each boot is the real CLI as its own process with production settings (`APP_ENV=production`, all four
  * plugins, `API_AUTH_MODE=disabled` as after a rollback, `LOG_LEVEL=info`), on one PostgreSQL shared by the
@@ -99,7 +99,7 @@ try {
     settings: {
       boots: BOOTS,
       gateway:
-        '`node gateway/src/cli.ts serve`, APP_ENV=production, the four plugins, API_AUTH_MODE=disabled, LOG_LEVEL=info',
+        '`node app/cli.ts serve`, APP_ENV=production, the four plugins, API_AUTH_MODE=disabled, LOG_LEVEL=info',
       database: process.env.BENCH_DATABASE_URL
         ? 'BENCH_DATABASE_URL'
         : 'the bench embedded PostgreSQL, shared',

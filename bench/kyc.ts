@@ -26,7 +26,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const run = promisify(execFile);
 
 async function cli(databaseUrl: string, args: string[]): Promise<Record<string, unknown>> {
-  const { stdout } = await run(process.execPath, [path.join(root, 'gateway/src/cli.ts'), 'kyc', ...args], {
+  const { stdout } = await run(process.execPath, [path.join(root, 'app/cli.ts'), 'kyc', ...args], {
     env: {
       ...process.env,
       APP_ENV: 'production',
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   try {
     const gateway = await startProcess({
       name: 'gateway-kyc',
-      args: [path.join(root, 'gateway/src/cli.ts'), 'serve'],
+      args: [path.join(root, 'app/cli.ts'), 'serve'],
       env: {
         APP_ENV: 'production',
         API_AUTH_MODE: 'enforce',

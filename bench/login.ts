@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const port = await freePort();
   const gateway = await startProcess({
     name: 'gateway',
-    args: [path.join(root, 'gateway/src/cli.ts'), 'serve'],
+    args: [path.join(root, 'app/cli.ts'), 'serve'],
     env: {
       APP_ENV: 'production',
       API_AUTH_MODE: 'enforce',
@@ -163,7 +163,7 @@ function summary(result: LoadResult) {
 async function gatewayPid(port: number): Promise<number | null> {
   const { execFile } = await import('node:child_process');
   return new Promise((resolve) =>
-    execFile('sh', ['-c', `pgrep -f 'gateway/src/cli.ts serve' | head -20`], (_err, stdout) => {
+    execFile('sh', ['-c', `pgrep -f 'app/cli.ts serve' | head -20`], (_err, stdout) => {
       const pids = stdout.split('\n').filter(Boolean).map(Number);
       void Promise.all(
         pids.map(async (pid) =>

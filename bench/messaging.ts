@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     if (process.env.BENCH_PGSS) await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     // Staff routing: a cluster for the bench number with two members, so captured leads notify someone.
     const cli = (args: string[]) =>
-      run(process.execPath, [path.join(root, 'gateway/src/cli.ts'), 'messaging', ...args], {
+      run(process.execPath, [path.join(root, 'app/cli.ts'), 'messaging', ...args], {
         env: {
           ...process.env,
           APP_ENV: 'production',

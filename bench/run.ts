@@ -117,7 +117,7 @@ async function main(): Promise<void> {
         name,
         await startProcess({
           name,
-          args: [path.join(root, 'gateway/src/cli.ts'), 'serve'],
+          args: [path.join(root, 'app/cli.ts'), 'serve'],
           env: { ...gatewayEnv(mode), METRICS_PORT: String(await freePort()) },
           logFile: path.join(outDir, `${name}.log`),
           port: await freePort(),

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_PLUGINS } from '../gateway/src/builtin-plugins.ts';
+import { BUILTIN_PLUGINS } from '../app/builtin-plugins.ts';
 import { coreErrors } from '../gateway/src/errors/core-errors.ts';
 
 const CORE_HEADING = 'Core error codes';

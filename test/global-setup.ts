@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import pg from 'pg';
 import pino from 'pino';
 import type { TestProject } from 'vitest/node';
-import { BUILTIN_PLUGINS } from '../gateway/src/builtin-plugins.ts';
+import { BUILTIN_PLUGINS } from '../app/builtin-plugins.ts';
 import { migrate } from '../gateway/src/db/migrate.ts';
 import { migrationsDir } from '../gateway/src/plugin/migrations-dir.ts';
 import { startPostgresServer } from './support/postgres-server.ts';

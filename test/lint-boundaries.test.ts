@@ -1,7 +1,7 @@
 /**
  * The import boundaries of ADR 0001 ("The plugin API") hold through the linter: a plugin that imports a
  * core file other than gateway/src/plugin-api.ts, or another plugin, fails `npm run lint`, and so does the
- * core importing a plugin or the operator. The probes are linted as if they sat at the given paths, with
+ * core importing a plugin, the operator or app/, and the operator importing more than its narrow exports. The probes are linted as if they sat at the given paths, with
  * the boundary blocks exactly as eslint.config.js builds them (without its slow type-aware rest).
  */
 import path from 'node:path';
@@ -92,37 +92,88 @@ describe('a plugin never imports another plugin', () => {
   });
 });
 
-describe('the core imports no plugin and not the operator', () => {
+describe('the core imports no plugin, not the operator and not the composition root', () => {
   it.each([
     ['gateway/src/gateway.ts', "import { authPlugin } from '../../plugins/auth/src/index.ts';"],
     ['gateway/src/boot/x.ts', "import { kycPlugin } from '../../../plugins/kyc/src/index.ts';"],
     ['gateway/src/boot/x.ts', "import { operatorCommand } from '../../../operator/src/cli/command.ts';"],
+    ['gateway/src/x.ts', "import { BUILTIN_PLUGINS } from '../../app/builtin-plugins.ts';"],
   ])('refuses %s: %s', { timeout: 60_000 }, async (file, source) => {
     const messages = await boundaryMessages(file, source);
     expect(messages).toHaveLength(1);
     expect(messages[0]).toContain('core imports no plugin');
   });
 
-  it('exempts the composition root, which knows every plugin', { timeout: 60_000 }, async () => {
-    const source =
-      "import { authPlugin } from '../../plugins/auth/src/index.ts';\nexport const used = authPlugin;";
-    expect(await boundaryMessages('gateway/src/builtin-plugins.ts', source)).toEqual([]);
-    expect(await boundaryMessages('gateway/src/cli.ts', source)).toEqual([]);
+  it(
+    'leaves the composition root free to import every plugin and the operator',
+    { timeout: 60_000 },
+    async () => {
+      const source = [
+        "import { authPlugin } from '../plugins/auth/src/index.ts';",
+        "import { runOperatorCommand } from '../operator/src/runtime/command.ts';",
+        "import { startGateway } from '../gateway/src/gateway.ts';",
+        'export const used = [authPlugin, runOperatorCommand, startGateway] as const;',
+      ].join('\n');
+      expect(await boundaryMessages('app/cli.ts', source)).toEqual([]);
+    },
+  );
+});
+
+describe('the operator reads the gateway only through its narrow exports', () => {
+  it.each([
+    ['a core file', "import { systemClock } from '../../../gateway/src/clock.ts';", 'operator-api.ts'],
+    [
+      "a plugin's runtime code",
+      "import { kycPlugin } from '../../../plugins/kyc/src/index.ts';",
+      'manifest.ts',
+    ],
+    [
+      "a plugin's config",
+      "import { kycConfigSchema } from '../../../plugins/kyc/src/config.ts';",
+      'manifest.ts',
+    ],
+    [
+      'the composition root',
+      "import { BUILTIN_PLUGINS } from '../../../app/builtin-plugins.ts';",
+      'never imports app/',
+    ],
+  ])('refuses %s', { timeout: 60_000 }, async (_name, source, expected) => {
+    const messages = await boundaryMessages('operator/src/api/x.ts', source);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain(expected);
   });
+
+  it(
+    'accepts the operator API, the plugin manifests and the auth deployment rules',
+    { timeout: 60_000 },
+    async () => {
+      const source = [
+        "import { systemClock } from '../../../gateway/src/operator-api.ts';",
+        "import { kycManifest } from '../../../plugins/kyc/src/manifest.ts';",
+        "import { AUTH_MODES } from '../../../plugins/auth/src/deployment/validate.ts';",
+        'export const used = [systemClock, kycManifest, AUTH_MODES] as const;',
+      ].join('\n');
+      expect(await boundaryMessages('operator/src/api/x.ts', source)).toEqual([]);
+    },
+  );
 });
 
 describe('the boundary blocks are in force in the whole configuration', () => {
-  it('for a plugin file and a core file, no later block turning them off', { timeout: 60_000 }, async () => {
-    const linter = new ESLint({ cwd: root });
-    for (const file of [
-      'plugins/kyc/src/index.ts',
-      'plugins/messaging/src/queue/processor.ts',
-      'gateway/src/gateway.ts',
-    ]) {
-      const config = (await linter.calculateConfigForFile(path.join(root, file))) as Linter.Config;
-      const [severity, options] = (config.rules?.[RULE] ?? []) as [number?, { patterns?: unknown[] }?];
-      expect(severity, file).toBe(2);
-      expect(options?.patterns?.length, file).toBeGreaterThan(0);
-    }
-  });
+  it(
+    'for a plugin, a core and an operator file, no later block turning them off',
+    { timeout: 60_000 },
+    async () => {
+      const linter = new ESLint({ cwd: root });
+      for (const file of [
+        'plugins/kyc/src/index.ts',
+        'gateway/src/gateway.ts',
+        'operator/src/api/gateway-variables.ts',
+      ]) {
+        const config = (await linter.calculateConfigForFile(path.join(root, file))) as Linter.Config;
+        const [severity, options] = (config.rules?.[RULE] ?? []) as [number?, { patterns?: unknown[] }?];
+        expect(severity, file).toBe(2);
+        expect(options?.patterns?.length, file).toBeGreaterThan(0);
+      }
+    },
+  );
 });

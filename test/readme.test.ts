@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_PLUGINS } from '../gateway/src/builtin-plugins.ts';
+import { BUILTIN_PLUGINS } from '../app/builtin-plugins.ts';
 import { coreConfigSchema } from '../gateway/src/config/core-config.ts';
 import { gateConfigSchema } from '../gateway/src/gate/config.ts';
 import { REPO_ROOT, spawnGateway } from './support/process.ts';

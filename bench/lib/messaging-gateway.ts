@@ -45,7 +45,7 @@ export async function startMessagingGateway(options: {
 }): Promise<Target> {
   return startProcess({
     name: options.name,
-    args: [path.join(root, 'gateway/src/cli.ts'), 'serve'],
+    args: [path.join(root, 'app/cli.ts'), 'serve'],
     env: {
       APP_ENV: 'production',
       API_AUTH_MODE: 'enforce',

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort, startProcess, type Target } from './processes.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = path.join(root, 'gateway/src/cli.ts');
+const CLI = path.join(root, 'app/cli.ts');
 
 export interface OperatorProcess extends Target {
   /** The operator's /metrics: each metric summed over its series by name, and each series by `name{labels}`. */

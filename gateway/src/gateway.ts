@@ -11,7 +11,6 @@ import { installGate } from './boot/install-gate.ts';
 import { closeServer, listen, urlOf } from './boot/listeners.ts';
 import { registerPlugins } from './boot/register-plugins.ts';
 import { shutdown } from './boot/shutdown.ts';
-import { BUILTIN_PLUGINS } from './builtin-plugins.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { isDevelopment, type CoreConfig } from './config/core-config.ts';
 import type { Env } from './config/read-env.ts';
@@ -36,8 +35,11 @@ import { loadSettings, type Settings } from './settings.ts';
 export interface GatewayOptions {
   /** Defaults to process.env. */
   env?: Env;
-  /** The plugins GATEWAY_PLUGINS may name; defaults to the built-in four. Tests add fixtures here. */
-  available?: readonly GatewayPlugin[];
+  /**
+   * The plugins GATEWAY_PLUGINS may name. The core knows none itself: the composition root (app/) passes
+   * the built-in ones, and tests add fixtures.
+   */
+  available: readonly GatewayPlugin[];
   clock?: Clock;
   /** Where logs go; defaults to stdout. */
   logDestination?: DestinationStream;
@@ -60,7 +62,7 @@ export interface RunningGateway {
 }
 
 /** Boots the gateway: settings → database → migrations → plugins → pipeline → listeners. */
-export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
+export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const settings = loadSettings(options.env ?? process.env, pluginMap(options.available));
   const { logger, accessLog, droppedLines } = createLoggers({
     level: settings.core.LOG_LEVEL,
@@ -207,7 +209,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 }
 
 /** `gatehouse migrate`: the same settings and migrations as boot, without serving. */
-export async function runMigrations(options: GatewayOptions = {}): Promise<MigrationReport> {
+export async function runMigrations(options: GatewayOptions): Promise<MigrationReport> {
   const settings = loadSettings(options.env ?? process.env, pluginMap(options.available));
   const { logger } = createLoggers({ level: settings.core.LOG_LEVEL, destination: options.logDestination });
   const { db, embedded } = await openDatabase(settings.core, logger, { join: true });
@@ -219,7 +221,7 @@ export async function runMigrations(options: GatewayOptions = {}): Promise<Migra
   }
 }
 
-function pluginMap(available: readonly GatewayPlugin[] = BUILTIN_PLUGINS): Map<string, GatewayPlugin> {
+function pluginMap(available: readonly GatewayPlugin[]): Map<string, GatewayPlugin> {
   return new Map(available.map((plugin) => [plugin.id, plugin]));
 }
 
@@ -267,7 +269,7 @@ export async function runPluginCommand(
 
 /** The plugin commands the CLI offers, with their plugin. */
 export function pluginCommands(
-  options: GatewayOptions = {},
+  options: GatewayOptions,
 ): Array<{ plugin: GatewayPlugin; command: PluginCommand }> {
   return [...pluginMap(options.available).values()].flatMap((plugin) =>
     (plugin.commands ?? []).map((command) => ({ plugin, command: command })),

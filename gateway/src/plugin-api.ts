@@ -12,7 +12,7 @@
 
 // The contract: the plugin object, its context, its commands and its migrations folder.
 export { definePlugin } from './plugin/types.ts';
-export type { PluginContext } from './plugin/types.ts';
+export type { PluginContext, PluginManifest } from './plugin/types.ts';
 export type { CommandContext, PluginCommand } from './plugin/command.ts';
 export type { RouteRegistrar } from './plugin/route-table.ts';
 export { migrationsDir } from './plugin/migrations-dir.ts';

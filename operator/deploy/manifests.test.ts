@@ -158,7 +158,7 @@ describe('operator.yaml', () => {
     const [container] = pod.containers as Array<Record<string, unknown>>;
     expect(container).toMatchObject({
       image: 'gatehouse:latest',
-      command: ['node', 'gateway/src/cli.ts', 'operator'],
+      command: ['node', 'app/cli.ts', 'operator'],
       livenessProbe: { httpGet: { path: '/healthz' } },
       readinessProbe: { httpGet: { path: '/readyz' } },
       resources: {

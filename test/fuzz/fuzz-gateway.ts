@@ -4,7 +4,7 @@
  * answers at once, so background work after a success finishes quickly and never reaches the network.
  */
 import { startGateway, type RunningGateway } from '../../gateway/src/gateway.ts';
-import { BUILTIN_PLUGINS } from '../../gateway/src/builtin-plugins.ts';
+import { BUILTIN_PLUGINS } from '../../app/builtin-plugins.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { gateEnv } from '../support/gate.ts';
 import { APP_ORIGIN, createCaller, type Caller } from './credentials.ts';

@@ -1,5 +1,5 @@
 import { startGateway, type RunningGateway } from '../../gateway/src/gateway.ts';
-import { BUILTIN_PLUGINS } from '../../gateway/src/builtin-plugins.ts';
+import { BUILTIN_PLUGINS } from '../../app/builtin-plugins.ts';
 import type { Clock } from '../../gateway/src/clock.ts';
 import type { GatewayPlugin } from '../../gateway/src/plugin/types.ts';
 import { fixturePlugin } from '../fixtures/fixture-plugin.ts';

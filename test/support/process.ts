@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
 
-export const CLI = fileURLToPath(new URL('../../gateway/src/cli.ts', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../app/cli.ts', import.meta.url));
 export const FIXTURE_CLI = fileURLToPath(new URL('../fixtures/serve-with-fixtures.ts', import.meta.url));
 
 /** The settings every spawned test gateway starts from: loopback, random ports, gate off. */

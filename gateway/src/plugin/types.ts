@@ -34,6 +34,13 @@ export interface GatewayPlugin<S extends EnvSchema = EnvSchema> {
   register(ctx: PluginContext<z.output<S>>): void | Promise<void>;
 }
 
+/**
+ * What a plugin is without its code: its id, dependencies and settings schema. Each plugin exports one
+ * from its `manifest.ts`, which loads nothing but the schema, so the operator can validate an AuthConfig
+ * against every plugin's settings without loading any plugin's runtime code.
+ */
+export type PluginManifest<S extends EnvSchema = EnvSchema> = Pick<GatewayPlugin<S>, 'id' | 'dependsOn' | 'config'>;
+
 /** Typed helper so a plugin's `register` sees its own parsed config. */
 export function definePlugin<S extends EnvSchema>(plugin: GatewayPlugin<S>): GatewayPlugin<S> {
   return plugin;

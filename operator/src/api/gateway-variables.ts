@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { BUILTIN_PLUGINS } from '../../../gateway/src/builtin-plugins.ts';
-import { coreConfigSchema } from '../../../gateway/src/config/core-config.ts';
-import { secretSchemas } from '../../../gateway/src/config/env-schema.ts';
-import { gateConfigSchema } from '../../../gateway/src/gate/config.ts';
+import { coreConfigSchema, gateConfigSchema, secretSchemas } from '../../../gateway/src/operator-api.ts';
+import { GATEWAY_PLUGINS } from './gateway-plugins.ts';
 
 /**
  * What the gateway reads from its environment, taken from the gateway's own zod schemas (the core's, the
@@ -26,7 +24,7 @@ interface EnvSchemaOwner {
 const owners: EnvSchemaOwner[] = [
   { reader: 'core', shape: coreConfigSchema.shape },
   { reader: 'gate', shape: gateConfigSchema.shape },
-  ...BUILTIN_PLUGINS.map((plugin) => ({ reader: plugin.id, shape: plugin.config.shape })),
+  ...GATEWAY_PLUGINS.map((plugin) => ({ reader: plugin.id, shape: plugin.config.shape })),
 ];
 
 function catalogue(): Map<string, GatewayVariable> {
@@ -46,11 +44,11 @@ function catalogue(): Map<string, GatewayVariable> {
 export const GATEWAY_VARIABLES: ReadonlyMap<string, GatewayVariable> = catalogue();
 
 /** The plugin ids GATEWAY_PLUGINS may name, in the gateway's order. */
-export const PLUGIN_IDS: readonly string[] = BUILTIN_PLUGINS.map((plugin) => plugin.id);
+export const PLUGIN_IDS: readonly string[] = GATEWAY_PLUGINS.map((plugin) => plugin.id);
 
 /** Each built-in plugin's dependencies (`dependsOn`). */
 export const PLUGIN_DEPENDENCIES: ReadonlyMap<string, readonly string[]> = new Map(
-  BUILTIN_PLUGINS.map((plugin) => [plugin.id, plugin.dependsOn]),
+  GATEWAY_PLUGINS.map((plugin) => [plugin.id, plugin.dependsOn]),
 );
 
 /** Whether the gateway declares `name` as a secret (so it must come from a Secret, never a ConfigMap). */

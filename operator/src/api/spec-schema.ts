@@ -1,5 +1,5 @@
-import { DEFAULT_PLUGINS } from '../../../gateway/src/config/core-config.ts';
-import { API_AUTH_MODES } from '../../../gateway/src/gate/config.ts';
+import { DEFAULT_PLUGINS } from '../../../gateway/src/operator-api.ts';
+import { API_AUTH_MODES } from '../../../gateway/src/operator-api.ts';
 import { AUTH_MODES } from '../../../plugins/auth/src/deployment/validate.ts';
 import {
   ANALYSIS_RULES,

@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { ApiAuthMode as GateApiAuthMode } from '../../../gateway/src/gate/config.ts';
+import type { ApiAuthMode as GateApiAuthMode } from '../../../gateway/src/operator-api.ts';
 import type { AuthMode } from '../../../plugins/auth/src/deployment/validate.ts';
 import type {
   AnalysisRecord as EngineAnalysis,

@@ -1,4 +1,4 @@
-import { gateRequirementProblems } from '../../../gateway/src/gate/config.ts';
+import { gateRequirementProblems } from '../../../gateway/src/operator-api.ts';
 import {
   validateAuthDeployment,
   type AuthDeploymentInput,

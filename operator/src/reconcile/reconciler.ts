@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Clock } from '../../../gateway/src/clock.ts';
+import type { Clock } from '../../../gateway/src/operator-api.ts';
 import type { AnalysisSource } from '../analysis/types.ts';
 import { LABELS } from '../api/names.ts';
 import {

@@ -1,4 +1,4 @@
-import { createManualClock } from '../../../gateway/src/clock.ts';
+import { createManualClock } from '../../../gateway/src/operator-api.ts';
 import { decide } from './decide.ts';
 import type { Analysis, ApiAuthMode, RolloutDecision, RolloutSettings, RolloutState } from './types.ts';
 

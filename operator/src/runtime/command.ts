@@ -13,7 +13,7 @@ import { createDefaultReconciler } from './default-reconciler.ts';
 import { DEFAULT_LEADER_TIMINGS } from './leader-election.ts';
 import type { RuntimeLogger } from './logger.ts';
 import { DEFAULT_PORT, DEFAULT_WATCHDOG_MS, startOperator, type ReconcilerContext } from './operator.ts';
-import { describeStopRequest, waitForStopRequest } from '../../../gateway/src/signals.ts';
+import { describeStopRequest, waitForStopRequest } from '../../../gateway/src/operator-api.ts';
 
 export const OPERATOR_USAGE = `Usage: gatehouse operator [options]
 

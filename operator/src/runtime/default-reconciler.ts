@@ -3,7 +3,7 @@
  * analysis (operator/src/analysis) on the system clock.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { systemClock } from '../../../gateway/src/clock.ts';
+import { systemClock } from '../../../gateway/src/operator-api.ts';
 import { createPrometheusAnalysis } from '../analysis/prometheus-analysis.ts';
 import { createReconciler } from '../reconcile/reconciler.ts';
 import type { Reconciler } from '../reconcile/types.ts';

@@ -14,7 +14,7 @@
  *   of waiting for the lease to expire.
  */
 import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
-import { systemClock, type Clock } from '../../../gateway/src/clock.ts';
+import { systemClock, type Clock } from '../../../gateway/src/operator-api.ts';
 import { describeError, silentLogger, statusCodeOf, type RuntimeLogger } from './logger.ts';
 
 export interface LeaderElectionTimings {

@@ -3,7 +3,7 @@
  * only — the AuthConfig controller (informers and work queue).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Clock } from '../../../gateway/src/clock.ts';
+import type { Clock } from '../../../gateway/src/operator-api.ts';
 import type { Reconciler } from '../reconcile/types.ts';
 import { startController, type Controller } from './controller.ts';
 import { startHealthServer } from './health-server.ts';

@@ -1,8 +1,9 @@
 import { definePlugin, migrationsDir } from '../../../gateway/src/plugin-api.ts';
 import { createAdminCommand } from './cli/create-admin.ts';
-import { authConfigSchema, deploymentInput } from './config.ts';
+import { deploymentInput } from './config.ts';
 import { validateAuthDeployment } from './deployment/validate.ts';
 import { authErrors } from './error-codes.ts';
+import { authManifest } from './manifest.ts';
 import { loadDenylist } from './policy/password-policy.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerAdminRoutes } from './routes/admin-routes.ts';
@@ -28,9 +29,7 @@ const ACCOUNT_CACHE_ENTRIES = 50_000;
  * remaining steps; OIDC, TOTP, passkeys and break-glass later.
  */
 export const authPlugin = definePlugin({
-  id: 'auth',
-  dependsOn: [],
-  config: authConfigSchema,
+  ...authManifest,
   migrations: migrationsDir('auth'),
   errors: authErrors,
   commands: [createAdminCommand],

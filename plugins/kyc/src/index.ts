@@ -3,8 +3,8 @@ import { registerAdminRoutes } from './api/admin-routes.ts';
 import { apiKeyAuthentication } from './api/key-auth.ts';
 import { registerTenantRoutes } from './api/tenant-routes.ts';
 import { kycCommands } from './cli/commands.ts';
-import { kycConfigSchema } from './config.ts';
 import { kycErrors } from './error-codes.ts';
+import { kycManifest } from './manifest.ts';
 import { registerDocsRoutes } from './openapi/routes.ts';
 import { manualProvider } from './providers/manual.ts';
 import type { VerificationProvider } from './providers/provider.ts';
@@ -28,9 +28,7 @@ import { webhookTargets } from './webhooks/webhook-targets.ts';
  * billable quota, idempotency, rate limits, webhooks, and the OpenAPI document with its explorer.
  */
 export const kycPlugin = definePlugin({
-  id: 'kyc',
-  dependsOn: [],
-  config: kycConfigSchema,
+  ...kycManifest,
   migrations: migrationsDir('kyc'),
   errors: kycErrors,
   commands: kycCommands,

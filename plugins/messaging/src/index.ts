@@ -1,7 +1,7 @@
 import { definePlugin, migrationsDir, startLoop } from '../../../gateway/src/plugin-api.ts';
 import { messagingCommands } from './cli/commands.ts';
-import { messagingConfigSchema } from './config.ts';
 import { messagingErrors } from './error-codes.ts';
+import { messagingManifest } from './manifest.ts';
 import { loadEscalationRules } from './escalation/rules.ts';
 import { createChatModel } from './llm/chat-model.ts';
 import { createMessagingMetrics } from './metrics.ts';
@@ -17,9 +17,7 @@ import { registerWebhookRoutes } from './webhook/routes.ts';
  * notifications, and replies through the provider's send API. Depends on auth (staff accounts).
  */
 export const messagingPlugin = definePlugin({
-  id: 'messaging',
-  dependsOn: ['auth'],
-  config: messagingConfigSchema,
+  ...messagingManifest,
   migrations: migrationsDir('messaging'),
   errors: messagingErrors,
   commands: messagingCommands,

@@ -1,6 +1,6 @@
 import { definePlugin } from '../../../gateway/src/plugin-api.ts';
-import { realtimeConfigSchema } from './config.ts';
 import { realtimeErrors } from './error-codes.ts';
+import { realtimeManifest } from './manifest.ts';
 
 /**
  * Realtime delivery (document 002, "Events"): Postgres NOTIFY on service_events forwarded to socket.io rooms. Depends on messaging: the five notify_* trigger functions are on messaging's tables.
@@ -9,9 +9,7 @@ import { realtimeErrors } from './error-codes.ts';
  * the issue that builds it.
  */
 export const realtimePlugin = definePlugin({
-  id: 'realtime',
-  dependsOn: ['messaging'],
-  config: realtimeConfigSchema,
+  ...realtimeManifest,
   errors: realtimeErrors,
   register(ctx) {
     ctx.logger.debug('realtime plugin registered (no routes yet)');

@@ -1,17 +1,18 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import packageJson from '../../package.json' with { type: 'json' };
-import { runRolloutCommand } from '../../operator/src/cli/command.ts';
-import { runOperatorCommand } from '../../operator/src/runtime/command.ts';
-import { BootError } from './boot-error.ts';
+import packageJson from '../package.json' with { type: 'json' };
+import { runRolloutCommand } from '../operator/src/cli/command.ts';
+import { runOperatorCommand } from '../operator/src/runtime/command.ts';
+import { BUILTIN_PLUGINS } from './builtin-plugins.ts';
+import { BootError } from '../gateway/src/boot-error.ts';
 import {
   pluginCommands,
   runMigrations,
   runPluginCommand,
   startGateway,
   type GatewayOptions,
-} from './gateway.ts';
-import { describeStopRequest, waitForStopRequest } from './signals.ts';
+} from '../gateway/src/gateway.ts';
+import { describeStopRequest, waitForStopRequest } from '../gateway/src/signals.ts';
 
 const USAGE = `Usage: gatehouse <command>
 
@@ -33,7 +34,11 @@ With DATABASE_URL unset, an embedded PostgreSQL keeps its data under DATA_DIR (d
  * The `gatehouse` command. `options` lets a test entry point boot the real CLI with fixture plugins;
  * production passes none.
  */
-export async function main(argv: readonly string[], options: GatewayOptions = {}): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  { available = BUILTIN_PLUGINS, ...settings }: Partial<GatewayOptions> = {},
+): Promise<number> {
+  const options: GatewayOptions = { available, ...settings };
   if (argv[0] === 'operator') return runOperatorCommand(argv.slice(1));
   if (argv[0] === 'rollout') return runRolloutCommand(argv.slice(1));
   const contributed = pluginCommands(options).find(({ command }) =>
