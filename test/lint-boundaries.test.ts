@@ -58,7 +58,7 @@ describe('a plugin imports the core only through the plugin API', () => {
     async () => {
       const source = [
         "import { definePlugin, type Database } from '../../../../gateway/src/plugin-api.ts';",
-        "import { kycErrors } from '../error-codes.ts';",
+        "import { kycErrors } from '../errors.ts';",
         "import { kycConfigSchema } from '../../../kyc/src/config.ts';",
         "import { ADVERSARIAL } from '../../../../test/support/adversarial-text.ts';",
         "import { z } from 'zod';",

@@ -2,7 +2,7 @@ import { definePlugin, migrationsDir } from '../../../gateway/src/plugin-api.ts'
 import { createAdminCommand } from './cli/create-admin.ts';
 import { deploymentInput } from './config.ts';
 import { validateAuthDeployment } from './deployment/validate.ts';
-import { authErrors } from './error-codes.ts';
+import { authErrors } from './errors.ts';
 import { authManifest } from './manifest.ts';
 import { loadDenylist } from './policy/password-policy.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';

@@ -3,7 +3,7 @@ import { registerAdminRoutes } from './api/admin-routes.ts';
 import { apiKeyAuthentication } from './api/key-auth.ts';
 import { registerTenantRoutes } from './api/tenant-routes.ts';
 import { kycCommands } from './cli/commands.ts';
-import { kycErrors } from './error-codes.ts';
+import { kycErrors } from './errors.ts';
 import { kycManifest } from './manifest.ts';
 import { registerDocsRoutes } from './openapi/routes.ts';
 import { manualProvider } from './providers/manual.ts';

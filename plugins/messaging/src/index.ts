@@ -1,6 +1,6 @@
 import { definePlugin, migrationsDir, startLoop } from '../../../gateway/src/plugin-api.ts';
 import { messagingCommands } from './cli/commands.ts';
-import { messagingErrors } from './error-codes.ts';
+import { messagingErrors } from './errors.ts';
 import { messagingManifest } from './manifest.ts';
 import { loadEscalationRules } from './escalation/rules.ts';
 import { createChatModel } from './llm/chat-model.ts';

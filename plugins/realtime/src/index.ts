@@ -1,5 +1,5 @@
 import { definePlugin } from '../../../gateway/src/plugin-api.ts';
-import { realtimeErrors } from './error-codes.ts';
+import { realtimeErrors } from './errors.ts';
 import { realtimeManifest } from './manifest.ts';
 
 /**

@@ -6,7 +6,7 @@ import {
 } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
 import { isUserId } from '../domain/user-id.ts';
-import { authErrors } from '../error-codes.ts';
+import { authErrors } from '../errors.ts';
 import { sessionStore } from '../store/session-store.ts';
 import type { UserRow } from '../store/user-store.ts';
 import { readSessionCookie, sameOrigin, sessionCookieOptions } from './session-cookie.ts';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Request } from 'express';
 import type { PluginContext, SessionIdentity } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
-import { authErrors } from '../error-codes.ts';
+import { authErrors } from '../errors.ts';
 import { webSessions } from '../http/web-session.ts';
 import { PASSWORD_FLOOR, PASSWORD_MAX } from '../policy/password-policy.ts';
 import type { AccountCache } from '../service/accounts.ts';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { PluginContext } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
 import { signInEmailSchema } from '../domain/email.ts';
-import { authErrors } from '../error-codes.ts';
+import { authErrors } from '../errors.ts';
 import { readSessionCookie } from '../http/session-cookie.ts';
 import { webSessions } from '../http/web-session.ts';
 import type { createLoginService } from '../service/login.ts';

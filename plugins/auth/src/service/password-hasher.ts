@@ -1,7 +1,7 @@
 import argon2 from 'argon2';
 import { randomBytes } from 'node:crypto';
 import { normalizePassword } from '../domain/password.ts';
-import { authErrors } from '../error-codes.ts';
+import { authErrors } from '../errors.ts';
 
 /** DECISIONS.md, "Passwords": argon2id, m = 19456 KiB, t = 2, p = 1 (OWASP's first recommendation). */
 export const ARGON2_PARAMS = {

@@ -1,5 +1,5 @@
 import type { Clock, Database } from '../../../../gateway/src/plugin-api.ts';
-import { authErrors } from '../error-codes.ts';
+import { authErrors } from '../errors.ts';
 import {
   attemptStore,
   type AttemptScope,

@@ -4,7 +4,7 @@ import {
   SESSION_HEADER,
   type SessionIdentity,
 } from '../../../../gateway/src/plugin-api.ts';
-import { kycErrors } from '../error-codes.ts';
+import { kycErrors } from '../errors.ts';
 
 const KYC_ADMIN_ROLES = ['*', 'kyc:admin'];
 

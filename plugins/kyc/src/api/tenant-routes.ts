@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Clock, Database, RouteRegistrar } from '../../../../gateway/src/plugin-api.ts';
-import { kycErrors } from '../error-codes.ts';
+import { kycErrors } from '../errors.ts';
 import type { VerificationService } from '../service/verifications.ts';
 import { tenantStore } from '../store/tenant-store.ts';
 import { usageOf } from '../service/tenants.ts';

@@ -10,7 +10,7 @@ import {
   VerificationIdParamsSchema,
   VerificationSchema,
 } from '../api/schemas.ts';
-import { kycErrors } from '../error-codes.ts';
+import { kycErrors } from '../errors.ts';
 
 export type OpenApiDocument = ReturnType<typeof createDocument>;
 

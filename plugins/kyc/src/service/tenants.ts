@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditWriter, Clock, Database } from '../../../../gateway/src/plugin-api.ts';
 import { periodOf } from '../domain/quota-period.ts';
-import { kycErrors } from '../error-codes.ts';
+import { kycErrors } from '../errors.ts';
 import { keyStore, type ApiKeyRow } from '../store/key-store.ts';
 import { quotaStore } from '../store/quota-store.ts';
 import { tenantStore, type QuotaPeriod, type TenantRow } from '../store/tenant-store.ts';

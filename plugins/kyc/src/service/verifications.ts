@@ -11,7 +11,7 @@ import {
   type Decision,
   type VerificationStatus,
 } from '../domain/state-machine.ts';
-import { kycErrors } from '../error-codes.ts';
+import { kycErrors } from '../errors.ts';
 import type { ProviderStep, VerificationProvider } from '../providers/provider.ts';
 import { idempotencyStore } from '../store/idempotency-store.ts';
 import type { KeyWithTenant } from '../store/key-store.ts';

@@ -1,5 +1,5 @@
 import type { AuditWriter, Clock, Database } from '../../../../gateway/src/plugin-api.ts';
-import { kycErrors } from '../error-codes.ts';
+import { kycErrors } from '../errors.ts';
 import type { Actor } from '../service/tenants.ts';
 import { deliveryStore, type DeliveryView } from './delivery-store.ts';
 

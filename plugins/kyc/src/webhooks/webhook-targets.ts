@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { kycErrors } from '../error-codes.ts';
+import { kycErrors } from '../errors.ts';
 
 /**
  * Address ranges a webhook may not reach (IANA special-purpose registries): anything that is not a

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { PluginContext } from '../../../../gateway/src/plugin-api.ts';
 import type { MessagingEnv } from '../config.ts';
-import { messagingErrors } from '../error-codes.ts';
+import { messagingErrors } from '../errors.ts';
 import type { MessagingMetrics } from '../metrics.ts';
 import { ingestStore } from '../store/ingest-store.ts';
 import { createIngestBatcher } from './ingest-batcher.ts';
