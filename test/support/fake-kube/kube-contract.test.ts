@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { eventually } from './support/eventually.ts';
+import { eventually } from '../eventually.ts';
 import {
   createTestNamespace,
   deleteNamespace,
@@ -21,7 +21,7 @@ import {
   type KubeObject,
   type KubeResponse,
   type TestCluster,
-} from './support/fake-kube/index.ts';
+} from './index.ts';
 
 const CRD_FILE = 'operator/deploy/crd.yaml';
 const UNGUARDED_CRD = 'test/support/fake-kube/fixtures/authconfig-crd-unguarded.yaml';

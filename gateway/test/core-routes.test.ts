@@ -2,11 +2,11 @@
  * Routes of the core (issue 2, point 7) and the metrics listener (DECISIONS.md, "Metrics").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import packageJson from '../package.json' with { type: 'json' };
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { promtoolCheck } from './support/tools.ts';
-import type { FullHealthReport } from '../gateway/src/http/core-routes.ts';
+import packageJson from '../../package.json' with { type: 'json' };
+import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
+import { startTestGateway, type TestGateway } from '../../test/support/gateway.ts';
+import { promtoolCheck } from '../../test/support/tools.ts';
+import type { FullHealthReport } from '../src/http/core-routes.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;

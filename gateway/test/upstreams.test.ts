@@ -6,11 +6,11 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BootError } from '../gateway/src/boot-error.ts';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { gateEnv, gateHeaders, mintSession, sign } from './support/gate.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { freePort } from './support/process.ts';
+import { BootError } from '../src/boot-error.ts';
+import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
+import { gateEnv, gateHeaders, mintSession, sign } from '../../test/support/gate.ts';
+import { startTestGateway, type TestGateway } from '../../test/support/gateway.ts';
+import { freePort } from '../../test/support/process.ts';
 
 interface Seen {
   method: string;

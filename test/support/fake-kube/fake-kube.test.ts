@@ -16,7 +16,7 @@ import {
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from './support/eventually.ts';
+import { eventually } from '../eventually.ts';
 import {
   FakeKube,
   installCrd,
@@ -25,7 +25,7 @@ import {
   readCrdFile,
   startTestCluster,
   type KubeObject,
-} from './support/fake-kube/index.ts';
+} from './index.ts';
 
 const AUTHCONFIG = { group: 'gatehouse.dev', version: 'v1alpha1', plural: 'authconfigs', kind: 'AuthConfig' };
 const namespace = 'default';

@@ -4,10 +4,10 @@
  * and metric increments. Real gateway, real Postgres, real Auth.js tokens; time moves by an injected clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createManualClock, type ManualClock } from '../gateway/src/clock.ts';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { decisions, delta, gateEnv, mintSession, sign } from './support/gate.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { createManualClock, type ManualClock } from '../src/clock.ts';
+import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
+import { decisions, delta, gateEnv, mintSession, sign } from '../../test/support/gate.ts';
+import { startTestGateway, type TestGateway } from '../../test/support/gateway.ts';
 
 type Mode = 'disabled' | 'warn' | 'enforce';
 type Case =

@@ -6,8 +6,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { npmStartSuite, postmasterPid, type Isolation } from './support/npm-start.ts';
-import { isRunning, spawnNpm } from './support/process.ts';
+import { npmStartSuite, postmasterPid, type Isolation } from '../../test/support/npm-start.ts';
+import { isRunning, spawnNpm } from '../../test/support/process.ts';
 
 const TIMEOUT_MS = 150_000;
 

@@ -3,9 +3,9 @@
  * rollout analysis divides, so a request failing both layers in warn counts once, not twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { gateEnv, gateHeaders, mintSession } from './support/gate.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
+import { gateEnv, gateHeaders, mintSession } from '../../test/support/gate.ts';
+import { startTestGateway, type TestGateway } from '../../test/support/gateway.ts';
 
 const GATED = '/api/v1/gate/identity';
 let db: TestDatabase;

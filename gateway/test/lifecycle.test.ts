@@ -9,8 +9,8 @@ import pg from 'pg';
 import { fileURLToPath } from 'node:url';
 import { platform } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { parentDeathPrefix } from '../gateway/src/db/postmaster.ts';
-import { createTestDatabase } from './support/database.ts';
+import { parentDeathPrefix } from '../src/db/postmaster.ts';
+import { createTestDatabase } from '../../test/support/database.ts';
 import {
   expectAllStopped,
   isolation,
@@ -18,8 +18,14 @@ import {
   npmStartSuite,
   postmasterPid,
   removeDataDir,
-} from './support/npm-start.ts';
-import { FIXTURE_CLI, freePort, processEnv, spawnGateway, type GatewayProcess } from './support/process.ts';
+} from '../../test/support/npm-start.ts';
+import {
+  FIXTURE_CLI,
+  freePort,
+  processEnv,
+  spawnGateway,
+  type GatewayProcess,
+} from '../../test/support/process.ts';
 
 const LISTENING = /"msg":"gateway listening"/;
 
@@ -199,7 +205,7 @@ describe('npm run migrate (bare checkout)', () => {
             'npm',
             ['run', 'migrate', '--silent'],
             {
-              cwd: fileURLToPath(new URL('..', import.meta.url)),
+              cwd: fileURLToPath(new URL('../..', import.meta.url)),
               env: {
                 PATH: process.env.PATH ?? '',
                 HOME: process.env.HOME ?? '/tmp',

@@ -3,8 +3,8 @@
  * document 002, problem+json for every error, request ids, security headers, CORS, raw body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
+import { startTestGateway, type TestGateway } from '../../test/support/gateway.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;

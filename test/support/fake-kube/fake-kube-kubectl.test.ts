@@ -7,8 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeKube, type KubeObject } from './support/fake-kube/index.ts';
-import { kubectlFor, type Kubectl } from './support/kube-tools.ts';
+import { FakeKube, type KubeObject } from './index.ts';
+import { kubectlFor, type Kubectl } from '../kube-tools.ts';
 
 const AUTHCONFIG = { group: 'gatehouse.dev', version: 'v1alpha1', plural: 'authconfigs', kind: 'AuthConfig' };
 

@@ -5,8 +5,8 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
+import { startTestGateway, type TestGateway } from '../../test/support/gateway.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;

@@ -6,14 +6,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
 import { z } from 'zod';
-import { defineErrors } from '../gateway/src/errors/catalogue.ts';
-import { BootError } from '../gateway/src/boot-error.ts';
-import { startGateway } from '../gateway/src/gateway.ts';
-import { definePlugin } from '../gateway/src/plugin/types.ts';
-import { fixturePlugin } from './fixtures/fixture-plugin.ts';
-import { FIXTURE_CLI, freePort, processEnv, spawnGateway } from './support/process.ts';
+import { defineErrors } from '../src/errors/catalogue.ts';
+import { BootError } from '../src/boot-error.ts';
+import { startGateway } from '../src/gateway.ts';
+import { definePlugin } from '../src/plugin/types.ts';
+import { fixturePlugin } from '../../test/fixtures/fixture-plugin.ts';
+import { FIXTURE_CLI, freePort, processEnv, spawnGateway } from '../../test/support/process.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {

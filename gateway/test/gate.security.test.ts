@@ -6,8 +6,8 @@
 import { hkdfSync } from 'node:crypto';
 import { EncryptJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createManualClock } from '../gateway/src/clock.ts';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { createManualClock } from '../src/clock.ts';
+import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
 import {
   AUTH_SECRET,
   AUTH_SECRET_OLD,
@@ -18,8 +18,8 @@ import {
   INTERNAL_SECRET_NEXT,
   mintSession,
   sign,
-} from './support/gate.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+} from '../../test/support/gate.ts';
+import { startTestGateway, type TestGateway } from '../../test/support/gateway.ts';
 
 const PATH = '/api/v1/gate/identity';
 let db: TestDatabase;

@@ -4,9 +4,9 @@
  * `inet` column; before, `X-Forwarded-For: not-an-ip` failed those inserts (a 500, or a lost audit row).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import type { TestGateway } from './support/gateway.ts';
-import { staffHeaders, startKycGateway } from './support/kyc.ts';
+import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
+import type { TestGateway } from '../../test/support/gateway.ts';
+import { staffHeaders, startKycGateway } from '../../test/support/kyc.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it, onTestFinished } from 'vitest';
-import { isRunning, REPO_ROOT } from './support/process.ts';
+import { isRunning, REPO_ROOT } from './process.ts';
 
-const VITEST = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
-const CONFIG = fileURLToPath(new URL('./fixtures/ends-with-test/vitest.config.ts', import.meta.url));
+const VITEST = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url));
+const CONFIG = fileURLToPath(new URL('../fixtures/ends-with-test/vitest.config.ts', import.meta.url));
 
 it('kills a child registered with endsWithTest when its test times out', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'gatehouse-ends-with-test-'));
