@@ -126,7 +126,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
       'no-restricted-syntax': [
         'error',
-        { selector: 'ExportDefaultDeclaration', message: 'Use named exports (style guide, point 6).' },
+        {
+          selector: 'ExportDefaultDeclaration',
+          message:
+            'Use named exports: a name is the same at every import site, so it can be searched and renamed.',
+        },
       ],
     },
   },

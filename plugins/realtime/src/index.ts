@@ -3,10 +3,11 @@ import { realtimeErrors } from './errors.ts';
 import { realtimeManifest } from './manifest.ts';
 
 /**
- * Realtime delivery (document 002, "Events"): Postgres NOTIFY on service_events forwarded to socket.io rooms. Depends on messaging: the five notify_* trigger functions are on messaging's tables.
+ * Realtime delivery: PostgreSQL notifications about conversations, messages and leads, forwarded to socket.io
+ * rooms. It depends on messaging because the triggers that raise those notifications sit on messaging's tables.
  *
- * Registered with the core so GATEWAY_PLUGINS can name it; its routes, tables and settings arrive with
- * the issue that builds it.
+ * Registered so GATEWAY_PLUGINS can name it and its dependency is checked; it has no routes, tables or settings
+ * yet (plugins/realtime/README.md).
  */
 export const realtimePlugin = definePlugin({
   ...realtimeManifest,
