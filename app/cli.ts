@@ -5,6 +5,7 @@ import { runRolloutCommand } from '../operator/src/cli/command.ts';
 import { runOperatorCommand } from '../operator/src/runtime/command.ts';
 import { BUILTIN_PLUGINS } from './builtin-plugins.ts';
 import { BootError } from '../gateway/src/boot-error.ts';
+import { EX_USAGE } from '../gateway/src/plugin/command.ts';
 import {
   pluginCommands,
   runMigrations,
@@ -54,7 +55,7 @@ export async function main(
     });
   } catch (err) {
     process.stderr.write(`gatehouse: ${(err as Error).message}\n\n${usage(options)}`);
-    return 64;
+    return EX_USAGE;
   }
   if (parsed.values.help) {
     process.stdout.write(usage(options));
@@ -67,7 +68,7 @@ export async function main(
   const [command = 'serve', ...rest] = parsed.positionals;
   if (rest.length > 0 || (command !== 'serve' && command !== 'migrate')) {
     process.stderr.write(`gatehouse: unknown command "${parsed.positionals.join(' ')}"\n\n${usage(options)}`);
-    return 64;
+    return EX_USAGE;
   }
 
   try {
@@ -130,7 +131,7 @@ async function runContributed(
     process.stderr.write(
       `gatehouse ${command.name.join(' ')}: ${(err as Error).message}\nUsage: gatehouse ${command.name.join(' ')} ${command.usage}\n`,
     );
-    return 64;
+    return EX_USAGE;
   }
   try {
     return await runPluginCommand(

@@ -14,6 +14,7 @@
 export { definePlugin } from './plugin/types.ts';
 export type { PluginContext, PluginManifest } from './plugin/types.ts';
 export type { CommandContext, PluginCommand } from './plugin/command.ts';
+export { EX_USAGE, printResult, usageError } from './plugin/command.ts';
 export type { RouteRegistrar } from './plugin/route-table.ts';
 export { migrationsDir } from './plugin/migrations-dir.ts';
 
@@ -43,4 +44,5 @@ export type { Listener } from './db/listener.ts';
 export { startFailureAudit } from './gate/failure-audit.ts';
 export type { FailureAudit } from './gate/failure-audit.ts';
 export { isCleanIdentifier, storableText } from './text/storable-text.ts';
+export { sameSecret } from './text/same-secret.ts';
 export { SESSION_HEADER } from './gate/gate.ts';

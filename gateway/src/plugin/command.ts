@@ -36,3 +36,17 @@ export interface CommandContext<C> {
     readonly stderr: NodeJS.WritableStream;
   };
 }
+
+/** The exit code for wrong arguments (EX_USAGE of sysexits.h), the same for the core's commands and the plugins'. */
+export const EX_USAGE = 64;
+
+/** Prints a command's result as one JSON document on stdout, for scripts to read; notes go to stderr. */
+export function printResult(io: CommandContext<unknown>['io'], value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Reports wrong arguments as `gatehouse <command>: <message>` on stderr and returns EX_USAGE. */
+export function usageError(io: CommandContext<unknown>['io'], command: string, message: string): number {
+  io.stderr.write(`gatehouse ${command}: ${message}\n`);
+  return EX_USAGE;
+}

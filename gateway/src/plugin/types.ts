@@ -39,7 +39,10 @@ export interface GatewayPlugin<S extends EnvSchema = EnvSchema> {
  * from its `manifest.ts`, which loads nothing but the schema, so the operator can validate an AuthConfig
  * against every plugin's settings without loading any plugin's runtime code.
  */
-export type PluginManifest<S extends EnvSchema = EnvSchema> = Pick<GatewayPlugin<S>, 'id' | 'dependsOn' | 'config'>;
+export type PluginManifest<S extends EnvSchema = EnvSchema> = Pick<
+  GatewayPlugin<S>,
+  'id' | 'dependsOn' | 'config'
+>;
 
 /** Typed helper so a plugin's `register` sees its own parsed config. */
 export function definePlugin<S extends EnvSchema>(plugin: GatewayPlugin<S>): GatewayPlugin<S> {

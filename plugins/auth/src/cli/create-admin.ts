@@ -1,4 +1,4 @@
-import type { PluginCommand } from '../../../../gateway/src/plugin-api.ts';
+import { type PluginCommand, usageError } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
 import { accountEmailSchema } from '../domain/email.ts';
 import { createPasswordHasher } from '../service/password-hasher.ts';
@@ -19,10 +19,7 @@ export const createAdminCommand: PluginCommand<AuthEnv> = {
   async run(ctx, values) {
     const email = accountEmailSchema.safeParse(values.email);
     if (!email.success) {
-      ctx.io.stderr.write(
-        'gatehouse admin create: --email <address> is required and must be an email address\n',
-      );
-      return 64;
+      return usageError(ctx.io, 'admin create', '--email <address> is required and must be an email address');
     }
     const raw = await readPassword(ctx.io);
     if (raw === null) {

@@ -3,23 +3,14 @@ import {
   type CommandContext,
   isGatewayError,
   type PluginCommand,
+  printResult,
+  usageError,
 } from '../../../../gateway/src/plugin-api.ts';
 import type { KycEnv } from '../config.ts';
 import { createTenantService, keyView, tenantView } from '../service/tenants.ts';
 import { webhookTargets } from '../webhooks/webhook-targets.ts';
 
 const CLI = { actor: 'cli' };
-const EX_USAGE = 64;
-
-/** Prints a result as one JSON document on stdout (scripts read it); notes go to stderr. */
-function print(ctx: CommandContext<KycEnv>, value: unknown): void {
-  ctx.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
-
-function usage(ctx: CommandContext<KycEnv>, command: string, message: string): number {
-  ctx.io.stderr.write(`gatehouse ${command}: ${message}\n`);
-  return EX_USAGE;
-}
 
 /** Runs `work`, turning a catalogue error (unknown tenant, say) into a message and exit code 1. */
 async function guarded(ctx: CommandContext<KycEnv>, command: string, work: () => Promise<number>) {
@@ -67,8 +58,8 @@ export const tenantCreateCommand: PluginCommand<KycEnv> = {
         webhookUrl: values['webhook-url'],
       });
     if (!parsed.success) {
-      return usage(
-        ctx,
+      return usageError(
+        ctx.io,
         command,
         parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '),
       );
@@ -83,7 +74,7 @@ export const tenantCreateCommand: PluginCommand<KycEnv> = {
     // A webhook URL that points to a private address is refused like a usage error of the API.
     return guarded(ctx, command, async () => {
       const { tenant, webhookSecret } = await services(ctx).create(input, CLI);
-      print(ctx, { ...tenantView(tenant), ...(webhookSecret ? { webhookSecret } : {}) });
+      printResult(ctx.io, { ...tenantView(tenant), ...(webhookSecret ? { webhookSecret } : {}) });
       if (!tenant.sandbox && tenant.quotaLimit === 0) {
         ctx.io.stderr.write(
           'note: quota 0: live initiations answer 402 until --quota is raised (admin API)\n',
@@ -100,7 +91,7 @@ export const tenantListCommand: PluginCommand<KycEnv> = {
   usage: '',
   options: {},
   async run(ctx) {
-    print(ctx, (await services(ctx).list()).map(tenantView));
+    printResult(ctx.io, (await services(ctx).list()).map(tenantView));
     return 0;
   },
 };
@@ -120,8 +111,8 @@ export const keyCreateCommand: PluginCommand<KycEnv> = {
       })
       .safeParse({ tenant: values.tenant, label: values.label, expiresAt: values['expires-at'] });
     if (!parsed.success) {
-      return usage(
-        ctx,
+      return usageError(
+        ctx.io,
         command,
         parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '),
       );
@@ -135,7 +126,7 @@ export const keyCreateCommand: PluginCommand<KycEnv> = {
         },
         CLI,
       );
-      print(ctx, { ...keyView(row), key });
+      printResult(ctx.io, { ...keyView(row), key });
       ctx.io.stderr.write('Store this key now: it is shown once and cannot be recovered.\n');
       return 0;
     });
@@ -150,9 +141,9 @@ export const keyRevokeCommand: PluginCommand<KycEnv> = {
   async run(ctx, values) {
     const command = 'kyc key revoke';
     const parsed = z.uuid().safeParse(values.id);
-    if (!parsed.success) return usage(ctx, command, '--id <key id> is required and must be a key id');
+    if (!parsed.success) return usageError(ctx.io, command, '--id <key id> is required and must be a key id');
     return guarded(ctx, command, async () => {
-      print(ctx, keyView(await services(ctx).revokeKey(parsed.data, CLI)));
+      printResult(ctx.io, keyView(await services(ctx).revokeKey(parsed.data, CLI)));
       return 0;
     });
   },

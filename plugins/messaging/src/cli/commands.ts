@@ -1,18 +1,15 @@
 import { z } from 'zod';
-import type { CommandContext, PluginCommand } from '../../../../gateway/src/plugin-api.ts';
+import {
+  type CommandContext,
+  type PluginCommand,
+  printResult,
+  usageError,
+} from '../../../../gateway/src/plugin-api.ts';
 import type { MessagingEnv } from '../config.ts';
 
-const EX_USAGE = 64;
-
-function print(ctx: CommandContext<MessagingEnv>, value: unknown): void {
-  ctx.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
-
+/** Wrong arguments, one `--option: problem` per zod issue. */
 function usage(ctx: CommandContext<MessagingEnv>, command: string, issues: z.core.$ZodIssue[]): number {
-  ctx.io.stderr.write(
-    `gatehouse ${command}: ${issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ')}\n`,
-  );
-  return EX_USAGE;
+  return usageError(ctx.io, command, issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '));
 }
 
 const userId = z.string().trim().min(1).max(200);
@@ -50,7 +47,11 @@ export const clusterCreateCommand: PluginCommand<MessagingEnv> = {
         [rows[0].id, parsed.data.phoneNumberId],
       );
     }
-    print(ctx, { id: rows[0].id, name: parsed.data.name, phoneNumberId: parsed.data.phoneNumberId ?? null });
+    printResult(ctx.io, {
+      id: rows[0].id,
+      name: parsed.data.name,
+      phoneNumberId: parsed.data.phoneNumberId ?? null,
+    });
     return 0;
   },
 };
@@ -75,7 +76,7 @@ export const clusterAddMemberCommand: PluginCommand<MessagingEnv> = {
       ctx.io.stderr.write('gatehouse messaging cluster add-member: no such cluster\n');
       return 1;
     }
-    print(ctx, { cluster: parsed.data.cluster, user: parsed.data.user, added: rowCount === 1 });
+    printResult(ctx.io, { cluster: parsed.data.cluster, user: parsed.data.user, added: rowCount === 1 });
     return 0;
   },
 };
@@ -92,7 +93,7 @@ export const recipientAddCommand: PluginCommand<MessagingEnv> = {
       'INSERT INTO messaging_global_recipients (user_id, created_at) VALUES ($1, $2) ON CONFLICT DO NOTHING',
       [parsed.data.user, ctx.clock.now()],
     );
-    print(ctx, { user: parsed.data.user, added: rowCount === 1 });
+    printResult(ctx.io, { user: parsed.data.user, added: rowCount === 1 });
     return 0;
   },
 };
