@@ -11,3 +11,4 @@ export { API_AUTH_MODES, gateConfigSchema, gateRequirementProblems } from './gat
 export type { ApiAuthMode } from './gate/config.ts';
 export { describeStopRequest, waitForStopRequest } from './signals.ts';
 export type { PluginManifest } from './plugin/types.ts';
+export { GATE_METRIC_NAMES } from './gate/gate-metrics.ts';

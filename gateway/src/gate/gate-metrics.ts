@@ -17,8 +17,24 @@ export interface GateMetrics {
 }
 
 /**
- * The gate's metrics (issue 3, "Metrics"; DECISIONS.md, binding): the operator's promotion analysis reads
- * `sum(rate(gatehouse_auth_gate_decisions_total{outcome="would_deny"}[5m])) / sum(rate(...[5m]))`.
+ * The names of the gate's metrics: a contract with the operator, whose rollout analysis queries
+ * `GATE_METRIC_NAMES.requests` (its default PromQL in operator/src/api/spec-schema.ts is built from this constant),
+ * and with the dashboards and alerts users build on them. Renaming one is a breaking change.
+ */
+export const GATE_METRIC_NAMES = {
+  /** Per layer: pass, fail, would_deny, skipped. */
+  decisions: 'gatehouse_auth_gate_decisions_total',
+  /** The mode the process runs with (value 1). */
+  modeInfo: 'gatehouse_auth_mode_info',
+  /** Time in both layers per gated request. */
+  duration: 'gatehouse_auth_gate_duration_seconds',
+  /** Per gated request, over both layers: what the rollout analysis reads. */
+  requests: 'gatehouse_auth_gate_requests_total',
+} as const;
+
+/**
+ * The gate's metrics. The rollout analysis reads the per-request verdicts: in warn, the share of requests that
+ * enforce would have refused is `would_deny` over all of them.
  *
  * Decisions are counted in plain numbers on the request path and handed to prom-client when scraped
  * (`collect`), because prom-client re-hashes the label set on every `inc`.
@@ -26,7 +42,7 @@ export interface GateMetrics {
 export function createGateMetrics(registry: Registry, mode: ApiAuthMode): GateMetrics {
   const pending = new Map<string, number>();
   new Counter({
-    name: 'gatehouse_auth_gate_decisions_total',
+    name: GATE_METRIC_NAMES.decisions,
     help: 'API gate decisions by layer, mode and outcome (pass, fail, would_deny, skipped)',
     labelNames: ['layer', 'mode', 'outcome'] as const,
     registers: [registry],
@@ -39,14 +55,14 @@ export function createGateMetrics(registry: Registry, mode: ApiAuthMode): GateMe
     },
   });
   const info = new Gauge({
-    name: 'gatehouse_auth_mode_info',
+    name: GATE_METRIC_NAMES.modeInfo,
     help: 'The API_AUTH_MODE this process runs with (value 1)',
     labelNames: ['mode'] as const,
     registers: [registry],
   });
   info.set({ mode }, 1);
   const duration = new Histogram({
-    name: 'gatehouse_auth_gate_duration_seconds',
+    name: GATE_METRIC_NAMES.duration,
     help: 'Time spent in the API gate (both layers) per gated request',
     buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05],
     registers: [registry],
@@ -57,7 +73,7 @@ export function createGateMetrics(registry: Registry, mode: ApiAuthMode): GateMe
   // from the start at 0, so the first failure after a restart is an increase Prometheus can see.
   const verdicts = { pass: 0, fail: 0, would_deny: 0 };
   const verdictCounter = new Counter({
-    name: 'gatehouse_auth_gate_requests_total',
+    name: GATE_METRIC_NAMES.requests,
     help: 'Gated requests by mode and verdict over both layers (pass, fail, would_deny)',
     labelNames: ['mode', 'outcome'] as const,
     registers: [registry],

@@ -1,5 +1,4 @@
-import { DEFAULT_PLUGINS } from '../../../gateway/src/operator-api.ts';
-import { API_AUTH_MODES } from '../../../gateway/src/operator-api.ts';
+import { API_AUTH_MODES, DEFAULT_PLUGINS, GATE_METRIC_NAMES } from '../../../gateway/src/operator-api.ts';
 import { AUTH_MODES } from '../../../plugins/auth/src/deployment/validate.ts';
 import {
   ANALYSIS_RULES,
@@ -190,16 +189,13 @@ export const prometheusQueriesSchema: JsonSchema = {
   default: {},
   properties: {
     gatedRequests: text(4096, 'Gated requests in the window in the analysed mode (the sample size).', {
-      default:
-        'sum(increase(gatehouse_auth_gate_requests_total{namespace="{{namespace}}",mode="{{mode}}"}[{{window}}]))',
+      default: `sum(increase(${GATE_METRIC_NAMES.requests}{namespace="{{namespace}}",mode="{{mode}}"}[{{window}}]))`,
     }),
     wouldDeny: text(4096, 'In warn: requests that enforce would have refused.', {
-      default:
-        'sum(increase(gatehouse_auth_gate_requests_total{namespace="{{namespace}}",mode="warn",outcome="would_deny"}[{{window}}]))',
+      default: `sum(increase(${GATE_METRIC_NAMES.requests}{namespace="{{namespace}}",mode="warn",outcome="would_deny"}[{{window}}]))`,
     }),
     failed: text(4096, 'In enforce: requests refused with 401.', {
-      default:
-        'sum(increase(gatehouse_auth_gate_requests_total{namespace="{{namespace}}",mode="enforce",outcome="fail"}[{{window}}]))',
+      default: `sum(increase(${GATE_METRIC_NAMES.requests}{namespace="{{namespace}}",mode="enforce",outcome="fail"}[{{window}}]))`,
     }),
   },
 };
