@@ -3,7 +3,8 @@ import type { AuthEnv } from '../config.ts';
 import { accountEmailSchema } from '../domain/email.ts';
 import { createPasswordHasher } from '../service/password-hasher.ts';
 import { userStore } from '../store/user-store.ts';
-import { checkPassword, loadDenylist } from '../policy/password-policy.ts';
+import { checkPassword } from '../domain/password-policy.ts';
+import { loadDenylist } from '../service/password-denylist.ts';
 import { readPassword } from './read-password.ts';
 
 /**

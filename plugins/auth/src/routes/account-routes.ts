@@ -4,7 +4,7 @@ import type { AuthEnv } from '../config.ts';
 import type { AuthDeployment } from '../deployment/validate.ts';
 import { accountEmailSchema } from '../domain/email.ts';
 import { authErrors } from '../errors.ts';
-import { webSessions } from '../http/web-session.ts';
+import { webSessions } from './web-session.ts';
 import { createNewPasswordHasher } from '../service/new-password.ts';
 import type { PasswordHasher } from '../service/password-hasher.ts';
 import type { Throttle } from '../service/throttle.ts';

@@ -3,9 +3,9 @@ import type { PluginContext } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
 import { signInEmailSchema } from '../domain/email.ts';
 import { authErrors } from '../errors.ts';
-import { readSessionCookie } from '../http/session-cookie.ts';
-import { webSessions } from '../http/web-session.ts';
-import type { createLoginService } from '../service/login.ts';
+import { readSessionCookie } from './session-cookie.ts';
+import { webSessions } from './web-session.ts';
+import type { LoginService } from '../service/login.ts';
 import type { Throttle } from '../service/throttle.ts';
 import type { AttemptScope } from '../store/attempt-store.ts';
 import { sessionStore } from '../store/session-store.ts';
@@ -24,7 +24,7 @@ const credentials = z.object({
  */
 export function registerSessionRoutes(
   ctx: PluginContext<AuthEnv>,
-  deps: { login: ReturnType<typeof createLoginService>; throttle: Throttle },
+  deps: { login: LoginService; throttle: Throttle },
 ): void {
   const sessions = webSessions(ctx);
 

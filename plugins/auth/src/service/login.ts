@@ -3,7 +3,7 @@ import type { AuthDeployment } from '../deployment/validate.ts';
 import { canonicalEmail, type CanonicalEmail } from '../domain/email.ts';
 import { userStore, type UserRow } from '../store/user-store.ts';
 import type { AccountCache } from './accounts.ts';
-import type { Directory } from './directory.ts';
+import type { DirectorySignIn } from './directory.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 
 /** Why a login failed; audited, never sent to the client (issue 4, point 10). */
@@ -30,7 +30,7 @@ export function createLoginService(deps: {
   hasher: PasswordHasher;
   deployment: AuthDeployment;
   /** With LDAP_ENABLED: the directory and its group → role map. */
-  directory?: { service: Directory; groupRoles: Readonly<Record<string, string>> } | undefined;
+  directory?: DirectorySignIn | undefined;
   /** This replica's cache of current roles, told when a directory login changed them. */
   accounts: Pick<AccountCache, 'invalidate'>;
 }) {
@@ -90,3 +90,5 @@ export function createLoginService(deps: {
     },
   };
 }
+
+export type LoginService = ReturnType<typeof createLoginService>;

@@ -1,6 +1,6 @@
 import type { Database } from '../../../../gateway/src/plugin-api.ts';
 import { authErrors } from '../errors.ts';
-import { checkPassword, type PolicyViolation } from '../policy/password-policy.ts';
+import { checkPassword, type PolicyViolation } from '../domain/password-policy.ts';
 import { userStore } from '../store/user-store.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 

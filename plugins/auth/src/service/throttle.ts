@@ -1,4 +1,5 @@
 import type { Clock, Database } from '../../../../gateway/src/plugin-api.ts';
+import type { AuthEnv } from '../config.ts';
 import { authErrors } from '../errors.ts';
 import {
   attemptStore,
@@ -73,3 +74,20 @@ export function createThrottle(deps: {
 }
 
 export type Throttle = ReturnType<typeof createThrottle>;
+
+/**
+ * The limits the settings give: per account and per client address on login, per client address on
+ * registration; free attempts in a window, then a delay doubling from one second up to the maximum.
+ */
+export function throttleRules(config: AuthEnv): Record<'account' | 'ip' | 'register', BackoffRule> {
+  const backoff = {
+    windowSeconds: config.ATTEMPT_WINDOW_SECONDS,
+    baseSeconds: 1,
+    maxSeconds: config.ATTEMPT_MAX_DELAY_SECONDS,
+  };
+  return {
+    account: { ...backoff, free: config.LOGIN_FREE_FAILURES_PER_ACCOUNT },
+    ip: { ...backoff, free: config.LOGIN_FREE_FAILURES_PER_IP },
+    register: { ...backoff, free: config.REGISTER_FREE_ATTEMPTS_PER_IP },
+  };
+}

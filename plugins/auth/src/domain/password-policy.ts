@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { normalizePassword } from '../domain/password.ts';
+import { normalizePassword } from './password.ts';
 
 /** 000 "Limits": the minimum is admin-tunable with a hard floor of 8; at most 256 (DECISIONS.md). */
 export const PASSWORD_FLOOR = 8;
@@ -57,16 +55,4 @@ export function checkPassword(
 export function emailName(email: string): string | null {
   const local = email.split('@', 1)[0]?.split('+', 1)[0]?.toLowerCase() ?? '';
   return [...local].length >= 3 ? local : null;
-}
-
-/** The embedded denylist (data/common-passwords.txt, see data/NOTICE.md), lower-cased into a set. */
-export function loadDenylist(
-  file = fileURLToPath(new URL('../../data/common-passwords.txt', import.meta.url)),
-): ReadonlySet<string> {
-  const set = new Set<string>();
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const entry = line.trim().toLowerCase();
-    if (entry) set.add(entry);
-  }
-  return set;
 }

@@ -3,8 +3,8 @@ import type { Request } from 'express';
 import type { PluginContext, SessionIdentity } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
 import { authErrors } from '../errors.ts';
-import { webSessions } from '../http/web-session.ts';
-import { PASSWORD_FLOOR, PASSWORD_MAX } from '../policy/password-policy.ts';
+import { webSessions } from './web-session.ts';
+import { PASSWORD_FLOOR, PASSWORD_MAX } from '../domain/password-policy.ts';
 import type { AccountCache } from '../service/accounts.ts';
 import { sessionStore } from '../store/session-store.ts';
 import { userStore, type UserRow } from '../store/user-store.ts';
@@ -30,7 +30,7 @@ function view(user: UserRow) {
  * the identity gate layer 2 verified (a signed dashboard request), or the session cookie of a browser;
  * a cookie-authenticated change must also come from APP_BASE_URL's origin.
  */
-export function registerAdminRoutes(
+export function registerAccountAdminRoutes(
   ctx: PluginContext<AuthEnv>,
   deps: { accounts: Pick<AccountCache, 'invalidate'> },
 ): void {
