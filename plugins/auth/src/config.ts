@@ -11,9 +11,10 @@ import {
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 /**
- * The auth plugin's deployment settings (000 "Deployment settings"; DECISIONS.md, "Config": names used
- * exactly). APP_ENV and APP_BASE_URL are shared with the core and read here too. Cross-setting rules are
- * `validateAuthDeployment`, reported with every other configuration problem.
+ * The auth plugin's deployment settings (README, "Deployment settings"): the names are the contract with the
+ * operator's AuthConfig, so they are used exactly as documented. APP_ENV and APP_BASE_URL are shared with the
+ * core and read here too. Cross-setting rules are `validateAuthDeployment`, reported with every other
+ * configuration problem.
  */
 export const authConfigSchema = z
   .object({

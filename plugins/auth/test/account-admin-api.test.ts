@@ -1,4 +1,4 @@
-/** The admin API (issue 4, point 9) through the API gate, with sessions the gateway issued. */
+/** The accounts' admin API (README, "Routes") through the API gate, with sessions the gateway issued. */
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARGON2_PARAMS } from '../src/service/password-hasher.ts';

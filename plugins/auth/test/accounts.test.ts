@@ -1,4 +1,4 @@
-/** Registration and password change (issue 4, points 3, 5 and 6) through the real gateway. */
+/** Registration and password change (README, "Routes" and "Passwords") through the real gateway. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { gateEnv, sign } from '../../../test/support/gate.ts';

@@ -1,6 +1,7 @@
 /**
- * LDAP sign-in (issue 4, point 8) against a real OpenLDAP slapd started by the test: directory login,
- * the generic error for a wrong password, group → role mapping, directory-managed accounts.
+ * LDAP sign-in (README, "LDAP sign-in") against a real OpenLDAP slapd started by the test: directory login,
+ * group → role mapping, directory-managed accounts, local accounts beside them. What it refuses, and how,
+ * is in ldap.security.test.ts.
  */
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

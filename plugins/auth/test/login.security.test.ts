@@ -73,7 +73,7 @@ describe('one answer for every failed sign-in', () => {
   });
 });
 
-describe('equal effort (issue 4, "Timing")', () => {
+describe('equal effort (README, "Sign-in failures")', () => {
   it('unknown-email and wrong-password logins take the same time: the median difference of 300 back-to-back pairs within 5%', async () => {
     const durations: Record<'unknown' | 'wrong', number[]> = { unknown: [], wrong: [] };
     const once = async (kind: 'unknown' | 'wrong') => {

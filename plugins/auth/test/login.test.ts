@@ -1,4 +1,7 @@
-/** Password sign-in and the web session (issue 4, points 3-4), against the real gateway and Postgres. */
+/**
+ * Password sign-in and the web session (README, "Routes" and "Web sessions"), against the real gateway and
+ * Postgres. That every failure looks and costs the same is in login.security.test.ts.
+ */
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARGON2_PARAMS } from '../src/service/password-hasher.ts';

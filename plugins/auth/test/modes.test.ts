@@ -1,6 +1,6 @@
 /**
- * The mode table of document 000 (issue 4, "Acceptance: Mode table"): for each AUTH_MODE, password
- * login, registration and password change behave as the table says.
+ * The mode table (README, "Modes"): for each AUTH_MODE, password login, registration and password change
+ * behave as the table says.
  */
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

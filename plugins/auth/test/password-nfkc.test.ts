@@ -1,6 +1,6 @@
 /**
  * One normalisation (NFKC) of a local password on every path that hashes or verifies one: registration,
- * sign-in, password change and `gatehouse admin create` (DECISIONS.md, "Passwords"). Through HTTP and the
+ * sign-in, password change and `gatehouse admin create` (README, "Passwords"). Through HTTP and the
  * real CLI against the real gateway and Postgres.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** Brute-force limits (issue 4, point 7): the 429, its Retry-After, and counters shared by replicas. */
+/** Brute-force limits (README, "Brute-force limits"): the 429, its Retry-After, and counters shared by replicas. */
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARGON2_PARAMS } from '../src/service/password-hasher.ts';

@@ -8,7 +8,7 @@ import { loadDenylist } from '../service/password-denylist.ts';
 import { readPassword } from './read-password.ts';
 
 /**
- * `gatehouse admin create --email <address>` (issue 4, point 9): the first local administrator, holding
+ * `gatehouse admin create --email <address>` (README, "Commands"): the first local administrator, holding
  * the wildcard admin role. The password comes from stdin (or a no-echo prompt), never from an argument,
  * where it would show in the process list and shell history.
  */

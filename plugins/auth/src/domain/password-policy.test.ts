@@ -7,7 +7,7 @@ const check = (password: string, minLength = 12, email = 'ada.lovelace@example.c
   checkPassword({ password, email, minLength }, denylist);
 const codes = (result: ReturnType<typeof check>) => (result.ok ? [] : result.violations.map((v) => v.code));
 
-describe('password policy (000 "Limits")', () => {
+describe('password policy (README, "Passwords")', () => {
   it('accepts a long, uncommon password and returns it NFKC-normalised', () => {
     expect(check('ﬁne violet umbrella 42')).toEqual({ ok: true, password: 'fine violet umbrella 42' });
   });

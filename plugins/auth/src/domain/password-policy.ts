@@ -1,6 +1,6 @@
 import { normalizePassword } from './password.ts';
 
-/** 000 "Limits": the minimum is admin-tunable with a hard floor of 8; at most 256 (DECISIONS.md). */
+/** README, "Passwords": the minimum is tuned by an admin but never below 8; at most 256 code points. */
 export const PASSWORD_FLOOR = 8;
 export const PASSWORD_MAX = 256;
 
@@ -18,10 +18,10 @@ export interface PolicyViolation {
 export type PolicyResult = { ok: true; password: string } | { ok: false; violations: PolicyViolation[] };
 
 /**
- * The password policy (000 "Limits"; DECISIONS.md, "Passwords"), applied when a password is set or
- * changed; stored passwords are untouched. The password is NFKC-normalised first (so "ﬁ" and "fi" are one
- * password, and the hash is of the normalised form); lengths count code points, not UTF-16 units.
- * Every broken rule is reported, each with its own code.
+ * The password policy (README, "Passwords"), applied when a password is set or changed; stored passwords
+ * are untouched. The password is NFKC-normalised first (so "ﬁ" and "fi" are one password, and the hash is
+ * of the normalised form); lengths count code points, not UTF-16 units. Every broken rule is reported, each
+ * with its own code.
  */
 export function checkPassword(
   input: { password: string; email: string; minLength: number },

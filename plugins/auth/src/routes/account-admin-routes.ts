@@ -26,9 +26,9 @@ function view(user: UserRow) {
 }
 
 /**
- * The admin API (issue 4, point 9): gated routes for the wildcard admin or `users:admin`. The caller is
- * the identity gate layer 2 verified (a signed dashboard request), or the session cookie of a browser;
- * a cookie-authenticated change must also come from APP_BASE_URL's origin.
+ * The accounts' admin API (README, "Routes"): gated routes for the wildcard admin or `users:admin`. The
+ * caller is the identity gate layer 2 verified (a signed dashboard request), or the session cookie of a
+ * browser; a cookie-authenticated change must also come from APP_BASE_URL's origin.
  */
 export function registerAccountAdminRoutes(
   ctx: PluginContext<AuthEnv>,
@@ -160,7 +160,7 @@ export function registerAccountAdminRoutes(
       body: z
         .strictObject({
           registrationEnabled: z.boolean().optional(),
-          // 000 "Limits": tunable by an administrator, hard floor 8.
+          // README, "Passwords": tuned by an admin, never below the floor of 8.
           passwordMinLength: z
             .number()
             .int()

@@ -21,7 +21,7 @@ const passwordChange = z.object({
   newPassword: z.string().min(1).max(1024),
 });
 
-/** Self-registration (000 "Endpoints", mode table) and password change (000 Authentication 7). */
+/** Self-registration and password change (README, "Routes" and "Modes"). */
 export function registerAccountRoutes(
   ctx: PluginContext<AuthEnv>,
   deps: {
@@ -44,7 +44,7 @@ export function registerAccountRoutes(
     exempt: true,
     schema: { body: registration },
     handler: async (req, res, { body }) => {
-      // 000 mode table: off in oidc mode whatever the toggle; otherwise per the admin toggle.
+      // README, "Modes": off in oidc mode whatever the toggle; otherwise per the admin toggle.
       if (deps.deployment.registration === 'off' || !(await userStore.registrationEnabled(ctx.db.pool))) {
         throw authErrors.create('auth.register.disabled');
       }
@@ -78,7 +78,7 @@ export function registerAccountRoutes(
       const identity = await sessions.ownFromCookie(req, { changes: true });
       const user = await userStore.findById(ctx.db.pool, identity.sub);
       if (!user?.passwordHash || user.disabledAt !== null) throw authErrors.create('auth.session.missing');
-      // 000 mode table: in oidc mode the password endpoints are closed but to break-glass admins. The
+      // README, "Modes": in oidc mode the password endpoints are closed but to break-glass admins. The
       // roles are the resolved identity's: the account's current ones.
       const allowed =
         deps.deployment.password === 'everyone' ||
@@ -87,7 +87,8 @@ export function registerAccountRoutes(
       if (!(await deps.hasher.verify(user.passwordHash, body.currentPassword)))
         throw authErrors.create('auth.password.current_wrong');
       const hash = await newPasswordHash(body.newPassword, user.email);
-      // 000 Authentication 7: the current session stays, every other session of the user is revoked.
+      // The current session stays, every other session of the user is revoked: whoever may have learnt
+      // the old password is signed out everywhere, while the user who changed it is not (README, "Web sessions").
       const revoked = await ctx.db.transaction(async (tx) => {
         await userStore.setPasswordHash(tx, user.id, hash);
         return sessionStore.revokeAllForUser(tx, user.id, 'password changed', identity.sid);

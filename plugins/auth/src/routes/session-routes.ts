@@ -18,9 +18,9 @@ const credentials = z.object({
 });
 
 /**
- * Password sign-in and the web session (000 "Endpoints"; DECISIONS.md, "Sessions" and "Paths"). These
- * routes are exempt from the API gate: browsers call them with the session cookie, not with the
- * dashboard's HMAC; state-changing ones check Origin instead.
+ * Password sign-in and the web session (README, "Routes" and "Web sessions"). These routes are exempt from
+ * the API gate: browsers call them with the session cookie, not with the dashboard's HMAC; state-changing
+ * ones check Origin instead.
  */
 export function registerSessionRoutes(
   ctx: PluginContext<AuthEnv>,
@@ -46,7 +46,7 @@ export function registerSessionRoutes(
       });
       const where = { requestId: req.gatehouse.id, ip: req.ip ?? null };
       if (!result.ok) {
-        // The reason is for the audit trail only; every failure answers the same (000 Errors).
+        // The reason is for the audit trail only; every failure answers the same (README, "Sign-in failures").
         ctx.audit.writeLater({
           kind: 'auth.login.failure',
           actor: result.userId,

@@ -26,7 +26,7 @@ export function escapeFilterValue(value: string): string {
 }
 
 /**
- * Directory sign-in with ldapts (issue 4, point 8): a service bind finds the user's DN, then a bind as
+ * Directory sign-in with ldapts (README, "LDAP sign-in"): a service bind finds the user's DN, then a bind as
  * that DN with the password proves it; group membership comes from a search for groups naming the DN.
  * An empty password is refused before any bind: LDAP treats a simple bind with one as an anonymous,
  * successful bind (RFC 4513 5.1.2), the classic LDAP login bypass.

@@ -4,7 +4,7 @@ import { checkPassword, type PolicyViolation } from '../domain/password-policy.t
 import { userStore } from '../store/user-store.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 
-/** A policy violation as the 400 it is: the first rule's code, every broken rule listed (issue 4, point 5). */
+/** A policy violation as the 400 it is: the first rule's code, every broken rule listed (README, "Passwords"). */
 function policyError(violations: readonly PolicyViolation[]) {
   const [first, ...rest] = violations;
   if (!first) throw new Error('policyError needs at least one violation');

@@ -20,10 +20,10 @@ export interface Attempt {
 }
 
 /**
- * Brute-force limits on login and registration (issue 4, point 7; DECISIONS.md, "Brute force"): per
- * account and per client address, counted in Postgres so every replica shares them; a soft exponential
- * delay past a free allowance, never a permanent lockout; refused requests get 429 `auth.rate_limited`
- * with Retry-After. Unknown emails are counted like known ones, so the limit reveals nothing.
+ * Brute-force limits on login and registration (README, "Brute-force limits"): per account and per client
+ * address, counted in Postgres so every replica shares them; a soft exponential delay past a free
+ * allowance, never a permanent lockout; refused requests get 429 `auth.rate_limited` with Retry-After.
+ * Unknown emails are counted like known ones, so the limit reveals nothing.
  *
  * An attempt is reserved before its password is hashed (README, "Brute-force limits"): a burst of parallel
  * guesses gets exactly the allowance a series of them gets, on one replica or many.
