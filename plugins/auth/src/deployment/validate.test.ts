@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateAuthDeployment, type AuthDeploymentInput } from './validate.ts';
+import { mayUsePassword, validateAuthDeployment, type AuthDeploymentInput } from './validate.ts';
 
 const base: AuthDeploymentInput = {
   appEnv: 'production',
@@ -154,5 +154,14 @@ describe('validateAuthDeployment (README, "Deployment settings" and "Modes")', (
         value: { webauthn: { rpId: 'localhost' } },
       });
     });
+  });
+});
+
+describe('mayUsePassword (README, "Modes")', () => {
+  it('lets everyone, only wildcard admins, or nobody use a password', () => {
+    expect(mayUsePassword('everyone', [])).toBe(true);
+    expect(mayUsePassword('break-glass-admins', ['users:admin'])).toBe(false);
+    expect(mayUsePassword('break-glass-admins', ['agent', '*'])).toBe(true);
+    expect(mayUsePassword('nobody', ['*'])).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { canonicalEmail } from '../domain/email.ts';
+import { WILDCARD_ROLE } from '../domain/roles.ts';
 
 /**
  * The deployment rules of sign-in (README, "Deployment settings" and "Modes") as one pure function: the auth
@@ -33,6 +34,11 @@ export interface AuthDeploymentInput {
 
 /** Who may use the password endpoints (README, "Modes": break-glass admins in oidc mode). */
 export type PasswordAccess = 'everyone' | 'break-glass-admins' | 'nobody';
+
+/** Whether an account holding `roles` may sign in with, or change, a password under `access`. */
+export function mayUsePassword(access: PasswordAccess, roles: readonly string[]): boolean {
+  return access === 'everyone' || (access === 'break-glass-admins' && roles.includes(WILDCARD_ROLE));
+}
 
 /** What the mode turns on: the sign-in methods AUTH_MODE selects. */
 export interface AuthDeployment {

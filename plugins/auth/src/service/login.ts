@@ -1,8 +1,8 @@
 import type { Database } from '../../../../gateway/src/plugin-api.ts';
-import type { AuthDeployment } from '../deployment/validate.ts';
+import { mayUsePassword, type AuthDeployment } from '../deployment/validate.ts';
 import { canonicalEmail, type CanonicalEmail } from '../domain/email.ts';
 import { userStore, type UserRow } from '../store/user-store.ts';
-import type { AccountCache } from './accounts.ts';
+import type { AccountCache } from './account-cache.ts';
 import type { DirectorySignIn } from './directory.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 
@@ -81,9 +81,7 @@ export function createLoginService(deps: {
       if (user.disabledAt !== null) return { ok: false, reason: 'disabled', userId };
       // README, "Modes": in oidc mode only wildcard admins (break-glass) sign in with a password, and
       // nobody when AUTH_BREAK_GLASS=false.
-      if (deps.deployment.password === 'nobody') return { ok: false, reason: 'mode', userId };
-      if (deps.deployment.password === 'break-glass-admins' && !user.roles.includes('*'))
-        return { ok: false, reason: 'mode', userId };
+      if (!mayUsePassword(deps.deployment.password, user.roles)) return { ok: false, reason: 'mode', userId };
       if (deps.hasher.needsRehash(user.passwordHash)) {
         await userStore.setPasswordHash(deps.db.pool, user.id, await deps.hasher.hash(password));
       }

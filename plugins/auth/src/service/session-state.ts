@@ -1,5 +1,5 @@
 import type { Clock, Database, Logger, SessionIdentity } from '../../../../gateway/src/plugin-api.ts';
-import { type AccountCache, createAccountCache } from './accounts.ts';
+import { type AccountCache, createAccountCache } from './account-cache.ts';
 import { createRevocationSet } from './revocations.ts';
 import { startSessionSync } from './session-sync.ts';
 
@@ -8,7 +8,7 @@ const ACCOUNT_CACHE_ENTRIES = 50_000;
 
 /** What this replica knows about sessions, kept current from the database. */
 export interface SessionState {
-  /** The current roles and state of the accounts behind sessions (service/accounts.ts). */
+  /** The current roles and state of the accounts behind sessions (service/account-cache.ts). */
   accounts: AccountCache;
   /** False for one of the gateway's own sessions that was revoked; a token without a `sid` passes. */
   readonly notRevoked: (identity: SessionIdentity) => boolean;

@@ -1,7 +1,5 @@
-import type pg from 'pg';
 import type { Database } from '../../../../gateway/src/plugin-api.ts';
-
-type Queryable = Pick<pg.PoolClient, 'query'>;
+import type { Queryable } from './queryable.ts';
 
 export type AttemptScope = 'login:account' | 'login:ip' | 'register:ip';
 

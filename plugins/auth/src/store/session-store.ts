@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type pg from 'pg';
-
-type Queryable = Pick<pg.PoolClient, 'query'>;
+import type { Queryable } from './queryable.ts';
 
 /** Postgres channel on which every revoked session id is announced, to every replica. */
 export const REVOKED_CHANNEL = 'auth_session_revoked';
