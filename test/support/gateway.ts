@@ -26,7 +26,8 @@ export async function startTestGateway(options: {
       API_AUTH_MODE: 'disabled',
       AUTH_MODE: 'local',
       AUTH_SECRET: 'test-auth-secret-0123456789abcdef',
-      // Suites that fail many logins from one address on purpose; test/auth-throttle.test.ts sets its own.
+      // Suites that fail many logins from one address on purpose; plugins/auth/test/throttle.security.test.ts
+      // sets its own.
       LOGIN_FREE_FAILURES_PER_ACCOUNT: '1000',
       LOGIN_FREE_FAILURES_PER_IP: '100000',
       REGISTER_FREE_ATTEMPTS_PER_IP: '100000',

@@ -17,7 +17,8 @@ export interface Slapd {
 
 /**
  * A real OpenLDAP `slapd` (Debian package "slapd") on 127.0.0.1 with its own config and an mdb database in
- * a temporary folder (testing guide, "LDAP directory"). Null when slapd is missing outside CI.
+ * a temporary folder, so LDAP sign-in is tested against the server deployments use rather than a stand-in.
+ * Null when slapd is missing outside CI (`requireTool`: CI fails instead).
  */
 export async function startSlapd(suffix = 'dc=example,dc=com'): Promise<Slapd | null> {
   const binary = await requireTool('slapd', 'slapd');

@@ -1,14 +1,20 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { boolean, integer, list, oneOf, secret } from '../../../gateway/src/plugin-api.ts';
-import { AUTH_MODES, validateAuthDeployment, type AuthDeploymentInput } from './deployment/validate.ts';
+import {
+  AUTH_MODES,
+  validateAuthDeployment,
+  type AuthDeployment,
+  type AuthDeploymentInput,
+} from './deployment/validate.ts';
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 /**
- * The auth plugin's deployment settings (000 "Deployment settings"; DECISIONS.md, "Config": names used
- * exactly). APP_ENV and APP_BASE_URL are shared with the core and read here too. Cross-setting rules are
- * `validateAuthDeployment`, reported with every other configuration problem.
+ * The auth plugin's deployment settings (README, "Deployment settings"): the names are the contract with the
+ * operator's AuthConfig, so they are used exactly as documented. APP_ENV and APP_BASE_URL are shared with the
+ * core and read here too. Cross-setting rules are `validateAuthDeployment`, reported with every other
+ * configuration problem.
  */
 export const authConfigSchema = z
   .object({
@@ -103,4 +109,14 @@ export function deploymentInput(env: AuthEnv): AuthDeploymentInput {
     ldapUserBase: env.LDAP_USER_BASE,
     ldapBind: env.LDAP_BIND_DN !== undefined && env.LDAP_BIND_PASSWORD !== undefined,
   };
+}
+
+/**
+ * What the settings turn on: the sign-in methods AUTH_MODE selects. The schema has already refused
+ * settings that break a deployment rule, so this throws only if it is called on unchecked settings.
+ */
+export function deploymentOf(env: AuthEnv): AuthDeployment {
+  const verdict = validateAuthDeployment(deploymentInput(env));
+  if (!verdict.ok) throw new Error(verdict.problems.map((p) => `${p.variable}: ${p.message}`).join('; '));
+  return verdict.value;
 }

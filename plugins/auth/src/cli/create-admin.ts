@@ -1,13 +1,15 @@
 import { type PluginCommand, usageError } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
 import { accountEmailSchema } from '../domain/email.ts';
+import { WILDCARD_ROLE } from '../domain/roles.ts';
+import { checkNewPassword } from '../service/new-password.ts';
 import { createPasswordHasher } from '../service/password-hasher.ts';
 import { userStore } from '../store/user-store.ts';
-import { checkPassword, loadDenylist } from '../policy/password-policy.ts';
+import { loadDenylist } from '../service/password-denylist.ts';
 import { readPassword } from './read-password.ts';
 
 /**
- * `gatehouse admin create --email <address>` (issue 4, point 9): the first local administrator, holding
+ * `gatehouse admin create --email <address>` (README, "Commands"): the first local administrator, holding
  * the wildcard admin role. The password comes from stdin (or a no-echo prompt), never from an argument,
  * where it would show in the process list and shell history.
  */
@@ -26,10 +28,7 @@ export const createAdminCommand: PluginCommand<AuthEnv> = {
       ctx.io.stderr.write('gatehouse admin create: the two passwords differ\n');
       return 1;
     }
-    const policy = checkPassword(
-      { password: raw, email: email.data, minLength: await userStore.passwordMinLength(ctx.db.pool) },
-      loadDenylist(),
-    );
+    const policy = await checkNewPassword(ctx.db, loadDenylist(), { password: raw, email: email.data });
     if (!policy.ok) {
       for (const violation of policy.violations) {
         ctx.io.stderr.write(`gatehouse admin create: password: ${violation.message} (${violation.code})\n`);
@@ -41,7 +40,7 @@ export const createAdminCommand: PluginCommand<AuthEnv> = {
     const hash = await hasher.hash(password);
     const created = await ctx.db.transaction(async (tx) => {
       const user = await userStore.insertLocal(tx, email.data, hash);
-      if (user) await userStore.grantRole(tx, user.id, '*', 'cli');
+      if (user) await userStore.grantRole(tx, user.id, WILDCARD_ROLE, 'cli');
       return user;
     });
     if (!created) {
@@ -56,7 +55,7 @@ export const createAdminCommand: PluginCommand<AuthEnv> = {
     await ctx.audit.write({
       kind: 'auth.role.granted',
       actor: 'cli',
-      payload: { userId: created.id, role: '*' },
+      payload: { userId: created.id, role: WILDCARD_ROLE },
     });
     ctx.io.stdout.write(`created administrator ${email.data} (${created.id})\n`);
     return 0;

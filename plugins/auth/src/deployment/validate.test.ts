@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateAuthDeployment, type AuthDeploymentInput } from './validate.ts';
+import { mayUsePassword, validateAuthDeployment, type AuthDeploymentInput } from './validate.ts';
 
 const base: AuthDeploymentInput = {
   appEnv: 'production',
@@ -9,7 +9,7 @@ const base: AuthDeploymentInput = {
 };
 const oidc = { oidcIssuer: 'https://idp.example.com', oidcClientId: 'gatehouse' };
 
-describe('validateAuthDeployment (000 "Deployment settings" and "Errors")', () => {
+describe('validateAuthDeployment (README, "Deployment settings" and "Modes")', () => {
   it('refuses a missing AUTH_MODE outside development', () => {
     expect(validateAuthDeployment(base)).toEqual({
       ok: false,
@@ -110,7 +110,7 @@ describe('validateAuthDeployment (000 "Deployment settings" and "Errors")', () =
     });
   });
 
-  describe('passkey relying party (000 Authentication 6)', () => {
+  describe('passkey relying party (README, WEBAUTHN_RP_ID and WEBAUTHN_ORIGINS)', () => {
     it('defaults to APP_BASE_URL', () => {
       expect(
         validateAuthDeployment({ ...base, authMode: 'local', appBaseUrl: 'https://app.example.com/' }),
@@ -154,5 +154,14 @@ describe('validateAuthDeployment (000 "Deployment settings" and "Errors")', () =
         value: { webauthn: { rpId: 'localhost' } },
       });
     });
+  });
+});
+
+describe('mayUsePassword (README, "Modes")', () => {
+  it('lets everyone, only wildcard admins, or nobody use a password', () => {
+    expect(mayUsePassword('everyone', [])).toBe(true);
+    expect(mayUsePassword('break-glass-admins', ['users:admin'])).toBe(false);
+    expect(mayUsePassword('break-glass-admins', ['agent', '*'])).toBe(true);
+    expect(mayUsePassword('nobody', ['*'])).toBe(false);
   });
 });

@@ -1,18 +1,19 @@
 import { canonicalEmail } from '../domain/email.ts';
+import { WILDCARD_ROLE } from '../domain/roles.ts';
 
 /**
- * The deployment rules of document 000 ("Deployment settings", "States and transitions", "Errors") as one
- * pure function: the auth plugin runs it at boot, and the operator runs the same function on an
- * AuthConfig before rolling anything out. No I/O, no environment access: values in, verdict out.
+ * The deployment rules of sign-in (README, "Deployment settings" and "Modes") as one pure function: the auth
+ * plugin runs it at boot, and the operator runs the same function on an AuthConfig before rolling anything
+ * out. No I/O, no environment access: values in, verdict out.
  */
 export const AUTH_MODES = ['local', 'oidc', 'local+oidc'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 
-/** The settings as given (after type parsing); every field optional where the document allows it. */
+/** The settings as given (after type parsing); every field optional where a deployment may leave it unset. */
 export interface AuthDeploymentInput {
   appEnv: string;
   authMode?: AuthMode | undefined;
-  /** Deprecated, superseded by AUTH_MODE (000 "Deployment settings"). */
+  /** Deprecated, superseded by AUTH_MODE; still read, for the development fallback and its boot error. */
   oidcEnabled?: boolean | undefined;
   oidcIssuer?: string | undefined;
   oidcClientId?: string | undefined;
@@ -31,13 +32,18 @@ export interface AuthDeploymentInput {
   ldapBind?: boolean | undefined;
 }
 
-/** Who may use the password endpoints (000 "States and transitions", the mode table; Authentication 4-5). */
+/** Who may use the password endpoints (README, "Modes": break-glass admins in oidc mode). */
 export type PasswordAccess = 'everyone' | 'break-glass-admins' | 'nobody';
+
+/** Whether an account holding `roles` may sign in with, or change, a password under `access`. */
+export function mayUsePassword(access: PasswordAccess, roles: readonly string[]): boolean {
+  return access === 'everyone' || (access === 'break-glass-admins' && roles.includes(WILDCARD_ROLE));
+}
 
 /** What the mode turns on: the sign-in methods AUTH_MODE selects. */
 export interface AuthDeployment {
   mode: AuthMode;
-  /** True when AUTH_MODE was unset in development and the fallback of 000 applied. */
+  /** True when AUTH_MODE was unset in development, so the development fallback applied. */
   fallback: boolean;
   password: PasswordAccess;
   /** Self-registration follows the admin toggle, or is off regardless of it (oidc). */
@@ -46,7 +52,7 @@ export interface AuthDeployment {
   oidc: boolean;
   breakGlass: boolean;
   bootstrapAdminEmail: string | null;
-  /** Passkey relying party, when it resolves (000 Authentication 6); null disables passkeys. */
+  /** Passkey relying party, when it resolves; null disables passkeys (they are on whenever it resolves). */
   webauthn: { rpId: string; origins: string[] } | null;
 }
 
@@ -63,8 +69,8 @@ export function validateAuthDeployment(input: AuthDeploymentInput): DeploymentVe
   const problems: DeploymentProblem[] = [];
   const development = input.appEnv === 'development';
 
-  // 000: AUTH_MODE is required when APP_ENV is not development; in development, unset behaves as local,
-  // plus SSO when OIDC_ENABLED=true.
+  // AUTH_MODE is required outside development, where a forgotten one must not silently pick a mode; in
+  // development, unset behaves as local, plus SSO when OIDC_ENABLED=true.
   let mode = input.authMode;
   const fallback = mode === undefined && development;
   if (mode === undefined) {
@@ -75,14 +81,14 @@ export function validateAuthDeployment(input: AuthDeploymentInput): DeploymentVe
         message: 'required outside development (local, oidc or local+oidc)',
       });
   }
-  // 000 "Errors": AUTH_MODE=local together with OIDC_ENABLED=true is a boot error.
+  // AUTH_MODE=local with OIDC_ENABLED=true contradicts itself: refused rather than guessed.
   if (input.authMode === 'local' && input.oidcEnabled === true) {
     problems.push({
       variable: 'OIDC_ENABLED',
       message: 'is true but AUTH_MODE=local: set AUTH_MODE=local+oidc, or drop the deprecated OIDC_ENABLED',
     });
   }
-  // 000 "Errors": LDAP_ENABLED=true with AUTH_MODE=oidc is a boot error.
+  // LDAP_ENABLED=true with AUTH_MODE=oidc is refused: a directory password is a password sign-in.
   if (input.ldapEnabled && mode === 'oidc') {
     problems.push({
       variable: 'LDAP_ENABLED',
@@ -90,14 +96,14 @@ export function validateAuthDeployment(input: AuthDeploymentInput): DeploymentVe
     });
   }
   const oidc = mode === 'oidc' || mode === 'local+oidc';
-  // 000 "Deployment settings": the issuer serves discovery and there is one client id; without them
-  // single sign-on cannot start (000 Flow rule 3).
+  // Single sign-on needs the issuer (it serves discovery) and the one client id every client is given;
+  // without them it cannot start.
   if (oidc && !input.oidcIssuer)
     problems.push({ variable: 'OIDC_ISSUER', message: `required when AUTH_MODE is ${mode}` });
   if (oidc && !input.oidcClientId)
     problems.push({ variable: 'OIDC_CLIENT_ID', message: `required when AUTH_MODE is ${mode}` });
 
-  // DECISIONS.md, "Sessions": the session cookie is an Auth.js token made with AUTH_SECRET. Development
+  // The session cookie is an Auth.js token made with AUTH_SECRET (README, "Web sessions"). Development
   // without one runs on a per-process secret (sessions end with the process).
   if (!input.hasAuthSecret && !development) {
     problems.push({
@@ -105,7 +111,7 @@ export function validateAuthDeployment(input: AuthDeploymentInput): DeploymentVe
       message: 'required to sign users in (session cookies are Auth.js tokens made with it)',
     });
   }
-  // LDAP sign-in searches with a service account, then binds as the user (issue 4, point 8).
+  // LDAP sign-in searches with a service account, then binds as the user (README, "LDAP sign-in").
   if (input.ldapEnabled && mode !== 'oidc') {
     if (!input.ldapUrl) problems.push({ variable: 'LDAP_URL', message: 'required when LDAP_ENABLED=true' });
     if (!input.ldapUserBase)
@@ -124,8 +130,8 @@ export function validateAuthDeployment(input: AuthDeploymentInput): DeploymentVe
     value: {
       mode,
       fallback,
-      // 000 mode table: password endpoints enabled in local and local+oidc; in oidc only for break-glass
-      // admins, and for nobody when AUTH_BREAK_GLASS=false (Authentication 5).
+      // README, "Modes": password endpoints for everyone in local and local+oidc; in oidc only for
+      // break-glass admins, and for nobody when AUTH_BREAK_GLASS=false.
       password: mode === 'oidc' ? (input.breakGlass ? 'break-glass-admins' : 'nobody') : 'everyone',
       registration: mode === 'oidc' ? 'off' : 'per-admin-toggle',
       ldap: input.ldapEnabled && mode !== 'oidc',
@@ -138,9 +144,9 @@ export function validateAuthDeployment(input: AuthDeploymentInput): DeploymentVe
 }
 
 /**
- * 000 "Deployment settings": WEBAUTHN_RP_ID defaults to APP_BASE_URL's hostname, WEBAUTHN_ORIGINS to
- * APP_BASE_URL; Authentication 6: the RP id must be the registrable domain of every serving origin, and
- * production needs HTTPS (localhost allowed). Passkeys are on when this resolves.
+ * WEBAUTHN_RP_ID defaults to APP_BASE_URL's hostname, WEBAUTHN_ORIGINS to APP_BASE_URL (README, "Deployment
+ * settings"). A browser uses a passkey only where the RP id is the domain of the page's origin, and only over
+ * HTTPS (localhost excepted), so every origin must satisfy both. Passkeys are on when this resolves.
  */
 function relyingParty(input: AuthDeploymentInput, problems: DeploymentProblem[]): AuthDeployment['webauthn'] {
   const base = input.appBaseUrl && URL.canParse(input.appBaseUrl) ? new URL(input.appBaseUrl) : undefined;

@@ -1,10 +1,9 @@
-import { z } from 'zod';
 import type { PluginContext } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
-import type { AuthDeployment } from '../deployment/validate.ts';
-import { accountEmailSchema } from '../domain/email.ts';
+import { mayUsePassword, type AuthDeployment } from '../deployment/validate.ts';
+import { passwordChangeSchema, registrationSchema } from '../domain/requests.ts';
 import { authErrors } from '../errors.ts';
-import { webSessions } from '../http/web-session.ts';
+import { webSessions } from './web-session.ts';
 import { createNewPasswordHasher } from '../service/new-password.ts';
 import type { PasswordHasher } from '../service/password-hasher.ts';
 import type { Throttle } from '../service/throttle.ts';
@@ -12,16 +11,7 @@ import type { AttemptScope } from '../store/attempt-store.ts';
 import { sessionStore } from '../store/session-store.ts';
 import { userStore } from '../store/user-store.ts';
 
-const registration = z.object({
-  email: accountEmailSchema,
-  password: z.string().min(1).max(1024),
-});
-const passwordChange = z.object({
-  currentPassword: z.string().min(1).max(1024),
-  newPassword: z.string().min(1).max(1024),
-});
-
-/** Self-registration (000 "Endpoints", mode table) and password change (000 Authentication 7). */
+/** Self-registration and password change (README, "Routes" and "Modes"). */
 export function registerAccountRoutes(
   ctx: PluginContext<AuthEnv>,
   deps: {
@@ -31,7 +21,7 @@ export function registerAccountRoutes(
     throttle: Throttle;
   },
 ): void {
-  const sessions = webSessions(ctx);
+  const webSession = webSessions(ctx);
   const newPasswordHash = createNewPasswordHasher({
     db: ctx.db,
     hasher: deps.hasher,
@@ -42,9 +32,9 @@ export function registerAccountRoutes(
     method: 'POST',
     path: '/auth/register',
     exempt: true,
-    schema: { body: registration },
+    schema: { body: registrationSchema },
     handler: async (req, res, { body }) => {
-      // 000 mode table: off in oidc mode whatever the toggle; otherwise per the admin toggle.
+      // README, "Modes": off in oidc mode whatever the toggle; otherwise per the admin toggle.
       if (deps.deployment.registration === 'off' || !(await userStore.registrationEnabled(ctx.db.pool))) {
         throw authErrors.create('auth.register.disabled');
       }
@@ -57,7 +47,7 @@ export function registerAccountRoutes(
       const created = await userStore.insertLocal(ctx.db.pool, body.email, hash);
       if (!created) throw authErrors.create('auth.register.email_taken');
       const user = { id: created.id, email: body.email, roles: [] };
-      const session = await sessions.start(req, res, user);
+      const session = await webSession.start(req, res, user);
       ctx.audit.writeLater({
         kind: 'auth.register',
         actor: user.id,
@@ -73,21 +63,20 @@ export function registerAccountRoutes(
     method: 'POST',
     path: '/api/v1/auth/password',
     exempt: true,
-    schema: { body: passwordChange },
+    schema: { body: passwordChangeSchema },
     handler: async (req, res, { body }) => {
-      const identity = await sessions.ownFromCookie(req, { changes: true });
+      const identity = await webSession.ownFromCookie(req, { changes: true });
       const user = await userStore.findById(ctx.db.pool, identity.sub);
       if (!user?.passwordHash || user.disabledAt !== null) throw authErrors.create('auth.session.missing');
-      // 000 mode table: in oidc mode the password endpoints are closed but to break-glass admins. The
+      // README, "Modes": in oidc mode the password endpoints are closed but to break-glass admins. The
       // roles are the resolved identity's: the account's current ones.
-      const allowed =
-        deps.deployment.password === 'everyone' ||
-        (deps.deployment.password === 'break-glass-admins' && identity.roles.includes('*'));
-      if (!allowed) throw authErrors.create('auth.password.disabled');
+      if (!mayUsePassword(deps.deployment.password, identity.roles))
+        throw authErrors.create('auth.password.disabled');
       if (!(await deps.hasher.verify(user.passwordHash, body.currentPassword)))
         throw authErrors.create('auth.password.current_wrong');
       const hash = await newPasswordHash(body.newPassword, user.email);
-      // 000 Authentication 7: the current session stays, every other session of the user is revoked.
+      // The current session stays, every other session of the user is revoked: whoever may have learnt the
+      // old password is signed out everywhere, while the user who changed it is not (README, "Web sessions").
       const revoked = await ctx.db.transaction(async (tx) => {
         await userStore.setPasswordHash(tx, user.id, hash);
         return sessionStore.revokeAllForUser(tx, user.id, 'password changed', identity.sid);

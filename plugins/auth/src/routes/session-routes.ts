@@ -1,38 +1,30 @@
-import { z } from 'zod';
 import type { PluginContext } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
-import { signInEmailSchema } from '../domain/email.ts';
+import { credentialsSchema } from '../domain/requests.ts';
 import { authErrors } from '../errors.ts';
-import { readSessionCookie } from '../http/session-cookie.ts';
-import { webSessions } from '../http/web-session.ts';
-import type { createLoginService } from '../service/login.ts';
+import { readSessionCookie } from './session-cookie.ts';
+import { webSessions } from './web-session.ts';
+import type { LoginService } from '../service/login.ts';
 import type { Throttle } from '../service/throttle.ts';
 import type { AttemptScope } from '../store/attempt-store.ts';
 import { sessionStore } from '../store/session-store.ts';
 
-const credentials = z.object({
-  // Canonical (domain/email.ts): the limiter's key, the lookup and the directory's filter are one value.
-  email: signInEmailSchema,
-  // Bounded so nobody makes the server hash megabytes; the policy's 256 applies when passwords are set.
-  password: z.string().min(1).max(1024),
-});
-
 /**
- * Password sign-in and the web session (000 "Endpoints"; DECISIONS.md, "Sessions" and "Paths"). These
- * routes are exempt from the API gate: browsers call them with the session cookie, not with the
- * dashboard's HMAC; state-changing ones check Origin instead.
+ * Password sign-in and the web session (README, "Routes" and "Web sessions"). These routes are exempt from
+ * the API gate: browsers call them with the session cookie, not with the dashboard's HMAC; state-changing
+ * ones check Origin instead.
  */
 export function registerSessionRoutes(
   ctx: PluginContext<AuthEnv>,
-  deps: { login: ReturnType<typeof createLoginService>; throttle: Throttle },
+  deps: { login: LoginService; throttle: Throttle },
 ): void {
-  const sessions = webSessions(ctx);
+  const webSession = webSessions(ctx);
 
   ctx.routes.add({
     method: 'POST',
     path: '/auth/login',
     exempt: true,
-    schema: { body: credentials },
+    schema: { body: credentialsSchema },
     handler: async (req, res, { body }) => {
       const keys: Array<[AttemptScope, string]> = [
         ['login:account', body.email],
@@ -46,7 +38,7 @@ export function registerSessionRoutes(
       });
       const where = { requestId: req.gatehouse.id, ip: req.ip ?? null };
       if (!result.ok) {
-        // The reason is for the audit trail only; every failure answers the same (000 Errors).
+        // The reason is for the audit trail only; every failure answers the same (README, "Sign-in failures").
         ctx.audit.writeLater({
           kind: 'auth.login.failure',
           actor: result.userId,
@@ -57,7 +49,7 @@ export function registerSessionRoutes(
       }
       const { user } = result;
       await attempt.succeeded();
-      const session = await sessions.start(req, res, user);
+      const session = await webSession.start(req, res, user);
       ctx.audit.writeLater({
         kind: 'auth.login.success',
         actor: user.id,
@@ -78,7 +70,7 @@ export function registerSessionRoutes(
     handler: async (req, res) => {
       const header = req.headers['x-forwarded-session'];
       const token =
-        readSessionCookie(req, sessions.cookieName) ?? (typeof header === 'string' ? header : undefined);
+        readSessionCookie(req, webSession.cookieName) ?? (typeof header === 'string' ? header : undefined);
       const result = token ? await ctx.sessions.verify(token) : null;
       if (!result?.ok) throw authErrors.create('auth.session.missing');
       res.json({ identity: result.identity });
@@ -90,7 +82,7 @@ export function registerSessionRoutes(
     path: '/api/v1/auth/logout',
     exempt: true,
     handler: async (req, res) => {
-      const identity = await sessions.ownFromCookie(req, { changes: true });
+      const identity = await webSession.ownFromCookie(req, { changes: true });
       if (await sessionStore.revoke(ctx.db.pool, identity.sid, 'logout')) {
         ctx.audit.writeLater({
           kind: 'auth.session.revoked',
@@ -100,7 +92,7 @@ export function registerSessionRoutes(
           payload: { reason: 'logout' },
         });
       }
-      res.clearCookie(sessions.cookieName, { ...sessions.cookieOptions, maxAge: undefined });
+      res.clearCookie(webSession.cookieName, { ...webSession.cookieOptions, maxAge: undefined });
       res.status(204).end();
     },
   });

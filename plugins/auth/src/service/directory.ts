@@ -1,4 +1,6 @@
 import { Client, InvalidCredentialsError } from 'ldapts';
+import type { AuthEnv } from '../config.ts';
+import type { AuthDeployment } from '../deployment/validate.ts';
 
 export interface DirectorySettings {
   url: string;
@@ -24,7 +26,7 @@ export function escapeFilterValue(value: string): string {
 }
 
 /**
- * Directory sign-in with ldapts (issue 4, point 8): a service bind finds the user's DN, then a bind as
+ * Directory sign-in with ldapts (README, "LDAP sign-in"): a service bind finds the user's DN, then a bind as
  * that DN with the password proves it; group membership comes from a search for groups naming the DN.
  * An empty password is refused before any bind: LDAP treats a simple bind with one as an anonymous,
  * successful bind (RFC 4513 5.1.2), the classic LDAP login bypass.
@@ -81,3 +83,40 @@ export function createDirectory(settings: DirectorySettings) {
 }
 
 export type Directory = ReturnType<typeof createDirectory>;
+
+/** A directory to sign in against, with its group → role map. */
+export interface DirectorySignIn {
+  service: Directory;
+  groupRoles: Readonly<Record<string, string>>;
+}
+
+/**
+ * The directory the settings name, when the deployment turns LDAP sign-in on; undefined otherwise. The
+ * settings schema already requires the URL, the user base and the service account whenever LDAP is on.
+ */
+export function directoryFromConfig(
+  config: AuthEnv,
+  deployment: AuthDeployment,
+): DirectorySignIn | undefined {
+  if (
+    !deployment.ldap ||
+    !config.LDAP_URL ||
+    !config.LDAP_USER_BASE ||
+    !config.LDAP_BIND_DN ||
+    !config.LDAP_BIND_PASSWORD
+  )
+    return undefined;
+  return {
+    service: createDirectory({
+      url: config.LDAP_URL,
+      bindDn: config.LDAP_BIND_DN,
+      bindPassword: config.LDAP_BIND_PASSWORD,
+      userBase: config.LDAP_USER_BASE,
+      userFilter: config.LDAP_USER_FILTER,
+      groupBase: config.LDAP_GROUP_BASE,
+      startTls: config.LDAP_START_TLS,
+      timeoutMs: config.LDAP_TIMEOUT_MS,
+    }),
+    groupRoles: config.LDAP_GROUP_ROLES,
+  };
+}

@@ -1,12 +1,12 @@
 import type { Database } from '../../../../gateway/src/plugin-api.ts';
-import type { AuthDeployment } from '../deployment/validate.ts';
+import { mayUsePassword, type AuthDeployment } from '../deployment/validate.ts';
 import { canonicalEmail, type CanonicalEmail } from '../domain/email.ts';
 import { userStore, type UserRow } from '../store/user-store.ts';
-import type { AccountCache } from './accounts.ts';
-import type { Directory } from './directory.ts';
+import type { AccountCache } from './account-cache.ts';
+import type { DirectorySignIn } from './directory.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 
-/** Why a login failed; audited, never sent to the client (issue 4, point 10). */
+/** Why a login failed; audited, never sent to the client (README, "Sign-in failures"). */
 export type LoginFailure =
   | 'unknown_email'
   | 'wrong_password'
@@ -20,24 +20,24 @@ export type LoginResult =
   { ok: true; user: UserRow } | { ok: false; reason: LoginFailure; userId: string | null };
 
 /**
- * Password sign-in with equal effort (000 Authentication 8; DECISIONS.md, "Equal effort"): whatever the
- * case (unknown email, wrong password, no password, the demo convention, a mode that refuses password
- * logins), exactly one argon2 verification runs, and the checks that do not need the hash come after it,
- * so response times do not tell the cases apart. The route answers all of them with one generic error.
+ * Password sign-in with equal effort (README, "Sign-in failures"): whatever the case (unknown email, wrong
+ * password, no password, the demo convention, a mode that refuses password logins), exactly one argon2
+ * verification runs, and the checks that do not need the hash come after it, so response times do not
+ * tell the cases apart. The route answers all of them with one generic error.
  */
 export function createLoginService(deps: {
   db: Database;
   hasher: PasswordHasher;
   deployment: AuthDeployment;
   /** With LDAP_ENABLED: the directory and its group → role map. */
-  directory?: { service: Directory; groupRoles: Readonly<Record<string, string>> } | undefined;
+  directory?: DirectorySignIn | undefined;
   /** This replica's cache of current roles, told when a directory login changed them. */
   accounts: Pick<AccountCache, 'invalidate'>;
 }) {
   /**
-   * Directory sign-in (issue 4, point 8): for emails without a local account, and for directory-managed
-   * accounts. The first success provisions a local account flagged directory-managed; every success
-   * syncs the roles its groups map to.
+   * Directory sign-in (README, "LDAP sign-in"): for emails without a local account, and for
+   * directory-managed accounts. The first success provisions a local account flagged directory-managed;
+   * every success syncs the roles its groups map to.
    */
   const directoryLogin = async (
     email: CanonicalEmail,
@@ -75,14 +75,13 @@ export function createLoginService(deps: {
       if (!user) return { ok: false, reason: 'unknown_email', userId };
       if (!user.passwordHash) return { ok: false, reason: 'no_password', userId };
       if (!matches) return { ok: false, reason: 'wrong_password', userId };
-      // 000 "User account": password equal to email is the demo convention, treated as no password.
+      // A password equal to the email is the demo convention, treated as no password (README, "Sign-in
+      // failures"): seeded demo accounts must not open a deployment.
       if (canonicalEmail(password) === user.email) return { ok: false, reason: 'demo_account', userId };
       if (user.disabledAt !== null) return { ok: false, reason: 'disabled', userId };
-      // 000 mode table and Authentication 4-5: in oidc mode only wildcard admins (break-glass) sign in
-      // with a password, and nobody when AUTH_BREAK_GLASS=false.
-      if (deps.deployment.password === 'nobody') return { ok: false, reason: 'mode', userId };
-      if (deps.deployment.password === 'break-glass-admins' && !user.roles.includes('*'))
-        return { ok: false, reason: 'mode', userId };
+      // README, "Modes": in oidc mode only wildcard admins (break-glass) sign in with a password, and
+      // nobody when AUTH_BREAK_GLASS=false.
+      if (!mayUsePassword(deps.deployment.password, user.roles)) return { ok: false, reason: 'mode', userId };
       if (deps.hasher.needsRehash(user.passwordHash)) {
         await userStore.setPasswordHash(deps.db.pool, user.id, await deps.hasher.hash(password));
       }
@@ -90,3 +89,5 @@ export function createLoginService(deps: {
     },
   };
 }
+
+export type LoginService = ReturnType<typeof createLoginService>;

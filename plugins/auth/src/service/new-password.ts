@@ -1,10 +1,10 @@
 import type { Database } from '../../../../gateway/src/plugin-api.ts';
 import { authErrors } from '../errors.ts';
-import { checkPassword, type PolicyViolation } from '../policy/password-policy.ts';
+import { checkPassword, type PolicyResult, type PolicyViolation } from '../domain/password-policy.ts';
 import { userStore } from '../store/user-store.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 
-/** A policy violation as the 400 it is: the first rule's code, every broken rule listed (issue 4, point 5). */
+/** A policy violation as the 400 it is: the first rule's code, every broken rule listed (README, "Passwords"). */
 function policyError(violations: readonly PolicyViolation[]) {
   const [first, ...rest] = violations;
   if (!first) throw new Error('policyError needs at least one violation');
@@ -12,6 +12,19 @@ function policyError(violations: readonly PolicyViolation[]) {
     detail: [first, ...rest].map((v) => v.message).join('; '),
     extensions: { violations: violations.map((v) => v.code) },
   });
+}
+
+/**
+ * The password policy for a password being set, with the minimum length an admin set now (README,
+ * "Passwords"): what registration, password change and `gatehouse admin create` check.
+ */
+export async function checkNewPassword(
+  db: Database,
+  denylist: ReadonlySet<string>,
+  input: { password: string; email: string },
+): Promise<PolicyResult> {
+  const minLength = await userStore.passwordMinLength(db.pool);
+  return checkPassword({ ...input, minLength }, denylist);
 }
 
 /**
@@ -24,8 +37,7 @@ export function createNewPasswordHasher(deps: {
   denylist: ReadonlySet<string>;
 }) {
   return async (password: string, email: string): Promise<string> => {
-    const minLength = await userStore.passwordMinLength(deps.db.pool);
-    const policy = checkPassword({ password, email, minLength }, deps.denylist);
+    const policy = await checkNewPassword(deps.db, deps.denylist, { password, email });
     if (!policy.ok) throw policyError(policy.violations);
     return deps.hasher.hash(policy.password);
   };

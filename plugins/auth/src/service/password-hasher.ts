@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { normalizePassword } from '../domain/password.ts';
 import { authErrors } from '../errors.ts';
 
-/** DECISIONS.md, "Passwords": argon2id, m = 19456 KiB, t = 2, p = 1 (OWASP's first recommendation). */
+/** README, "Passwords": argon2id, m = 19456 KiB, t = 2, p = 1 (OWASP's first recommendation). */
 export const ARGON2_PARAMS = {
   type: argon2.argon2id,
   memoryCost: 19_456,
@@ -28,7 +28,7 @@ export interface PasswordHasher {
   verify(hash: string, password: string): Promise<boolean>;
   /**
    * One verification against a hash of nothing: the path for an unknown email or a hash-less account, so
-   * it costs what a wrong password costs (000 Authentication 8; DECISIONS.md, "Equal effort").
+   * it costs what a wrong password costs (README, "Sign-in failures").
    */
   verifyNothing(password: string): Promise<false>;
   /** True when `hash` was made with other parameters: rehash on the next successful login. */

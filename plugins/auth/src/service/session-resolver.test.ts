@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionIdentity } from '../../../../gateway/src/plugin-api.ts';
 import type { LiveAccount } from '../store/user-store.ts';
-import type { AccountCache } from './accounts.ts';
+import type { AccountCache } from './account-cache.ts';
 import { createSessionResolver } from './session-resolver.ts';
 
 const USER = '7d0f3c2e-5b1a-4c8e-9f00-2a6b8c4d1e3f';

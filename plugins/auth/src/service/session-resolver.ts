@@ -1,7 +1,7 @@
 import type { SessionIdentity, SessionResolver } from '../../../../gateway/src/plugin-api.ts';
 import { isUserId } from '../domain/user-id.ts';
 import type { LiveAccount } from '../store/user-store.ts';
-import type { AccountCache } from './accounts.ts';
+import type { AccountCache } from './account-cache.ts';
 
 /**
  * The auth plugin's answer to "who is behind this session, now?" (README, "Sessions and current roles"),

@@ -1,7 +1,7 @@
 import { type Database, listen, type Listener, type Logger } from '../../../../gateway/src/plugin-api.ts';
 import { REVOKED_CHANNEL } from '../store/session-store.ts';
 import { ACCOUNT_CHANGED_CHANNEL } from '../store/user-store.ts';
-import type { AccountCache } from './accounts.ts';
+import type { AccountCache } from './account-cache.ts';
 import type { RevocationSet } from './revocations.ts';
 
 /**

@@ -1,4 +1,5 @@
 import type { Clock, Database } from '../../../../gateway/src/plugin-api.ts';
+import type { AuthEnv } from '../config.ts';
 import { authErrors } from '../errors.ts';
 import {
   attemptStore,
@@ -19,10 +20,10 @@ export interface Attempt {
 }
 
 /**
- * Brute-force limits on login and registration (issue 4, point 7; DECISIONS.md, "Brute force"): per
- * account and per client address, counted in Postgres so every replica shares them; a soft exponential
- * delay past a free allowance, never a permanent lockout; refused requests get 429 `auth.rate_limited`
- * with Retry-After. Unknown emails are counted like known ones, so the limit reveals nothing.
+ * Brute-force limits on login and registration (README, "Brute-force limits"): per account and per client
+ * address, counted in Postgres so every replica shares them; a soft exponential delay past a free
+ * allowance, never a permanent lockout; refused requests get 429 `auth.rate_limited` with Retry-After.
+ * Unknown emails are counted like known ones, so the limit reveals nothing.
  *
  * An attempt is reserved before its password is hashed (README, "Brute-force limits"): a burst of parallel
  * guesses gets exactly the allowance a series of them gets, on one replica or many.
@@ -73,3 +74,20 @@ export function createThrottle(deps: {
 }
 
 export type Throttle = ReturnType<typeof createThrottle>;
+
+/**
+ * The limits the settings give: per account and per client address on login, per client address on
+ * registration; free attempts in a window, then a delay doubling from one second up to the maximum.
+ */
+export function throttleRules(config: AuthEnv): Record<'account' | 'ip' | 'register', BackoffRule> {
+  const backoff = {
+    windowSeconds: config.ATTEMPT_WINDOW_SECONDS,
+    baseSeconds: 1,
+    maxSeconds: config.ATTEMPT_MAX_DELAY_SECONDS,
+  };
+  return {
+    account: { ...backoff, free: config.LOGIN_FREE_FAILURES_PER_ACCOUNT },
+    ip: { ...backoff, free: config.LOGIN_FREE_FAILURES_PER_IP },
+    register: { ...backoff, free: config.REGISTER_FREE_ATTEMPTS_PER_IP },
+  };
+}

@@ -1,7 +1,5 @@
-import type pg from 'pg';
 import type { Database } from '../../../../gateway/src/plugin-api.ts';
-
-type Queryable = Pick<pg.PoolClient, 'query'>;
+import type { Queryable } from './queryable.ts';
 
 export type AttemptScope = 'login:account' | 'login:ip' | 'register:ip';
 
@@ -53,7 +51,7 @@ const ROW = `scope, key, failures, window_started_at AS "windowStartedAt", block
 /**
  * SQL of the brute-force counters (migrations/auth/0002). All times come from the caller's clock.
  *
- * An attempt is counted before it is evaluated (DECISIONS.md, "Brute force"): a burst of parallel attempts is
+ * An attempt is counted before it is evaluated (README, "Brute-force limits"): a burst of parallel attempts is
  * admitted exactly as the same attempts one after the other would be, because each one reserves its place
  * under the row locks of its keys before any password is hashed.
  */

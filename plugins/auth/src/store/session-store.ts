@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type pg from 'pg';
-
-type Queryable = Pick<pg.PoolClient, 'query'>;
+import type { Queryable } from './queryable.ts';
 
 /** Postgres channel on which every revoked session id is announced, to every replica. */
 export const REVOKED_CHANNEL = 'auth_session_revoked';
 
 /**
- * Server-side sessions (migrations/auth/0001; DECISIONS.md, "Sessions"). Revocations NOTIFY in the same
+ * Server-side sessions (migrations/auth/0001; README, "Web sessions"). Revocations NOTIFY in the same
  * statement, so every replica hears of them when the transaction commits, and not before.
  */
 export const sessionStore = {
@@ -36,7 +34,7 @@ export const sessionStore = {
     return (rowCount ?? 0) > 0;
   },
 
-  /** Revokes every live session of a user except `keep` (password change keeps the current one, 000 Authentication 7). */
+  /** Revokes every live session of a user except `keep` (a password change keeps the session that made it). */
   async revokeAllForUser(
     db: Queryable,
     userId: string,

@@ -1,5 +1,5 @@
-import type pg from 'pg';
 import { foldEmail, type CanonicalEmail } from '../domain/email.ts';
+import type { Queryable } from './queryable.ts';
 
 export interface UserRow {
   id: string;
@@ -10,8 +10,6 @@ export interface UserRow {
   disabledAt: Date | null;
   roles: string[];
 }
-
-type Queryable = Pick<pg.PoolClient, 'query'>;
 
 /** Postgres channel on which every change of an account's roles or state is announced (migrations/auth/0003). */
 export const ACCOUNT_CHANGED_CHANNEL = 'auth_account_changed';

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../gateway/src/db/migrate.ts';
-import { migrationsDir } from '../gateway/src/plugin/migrations-dir.ts';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { migrationsDir } from '../../../gateway/src/plugin-api.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import { migrate } from '../../../test/support/core.ts';
 
 let db: TestDatabase;
 let before: string;

@@ -3,7 +3,7 @@ import { parse } from 'cookie';
 import type { CookieOptions, Request } from 'express';
 
 /**
- * The session cookie's flags (DECISIONS.md, "Sessions"): HttpOnly, Secure except on http://localhost,
+ * The session cookie's flags (README, "Web sessions"): HttpOnly, Secure except on http://localhost,
  * SameSite=Lax, Path=/. Secure follows APP_BASE_URL; without one, only development runs without it.
  * The loopback addresses count as localhost: in development APP_BASE_URL defaults to
  * http://127.0.0.1:<PORT>, and not every browser keeps a Secure cookie set over plain http there.
@@ -36,8 +36,8 @@ export function readSessionCookie(req: Request, name: string): string | undefine
 }
 
 /**
- * DECISIONS.md, "Sessions": a cookie-authenticated request that changes state must come from the
- * application's own origin (a forged cross-site form post carries the cookie but not this Origin).
+ * A cookie-authenticated request that changes state must come from the application's own origin (README,
+ * "Web sessions"): a forged cross-site form post carries the cookie but not this Origin.
  */
 export function sameOrigin(req: Request, appBaseUrl: string | undefined): boolean {
   const origin = req.headers.origin;

@@ -1,13 +1,13 @@
 /**
  * One normalisation (NFKC) of a local password on every path that hashes or verifies one: registration,
- * sign-in, password change and `gatehouse admin create` (DECISIONS.md, "Passwords"). Through HTTP and the
+ * sign-in, password change and `gatehouse admin create` (README, "Passwords"). Through HTTP and the
  * real CLI against the real gateway and Postgres.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { postJson, problemCode, sessionCookieOf } from './support/http.ts';
-import { processEnv, spawnGateway } from './support/process.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
+import { postJson, problemCode, sessionCookieOf } from '../../../test/support/http.ts';
+import { processEnv, spawnGateway } from '../../../test/support/process.ts';
 
 const APP = 'http://localhost:3000';
 // A full-width C (U+FF23): NFKC makes it "C".

@@ -1,17 +1,13 @@
-import { z } from 'zod';
 import type { Request } from 'express';
 import type { PluginContext, SessionIdentity } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
 import { authErrors } from '../errors.ts';
-import { webSessions } from '../http/web-session.ts';
-import { PASSWORD_FLOOR, PASSWORD_MAX } from '../policy/password-policy.ts';
-import type { AccountCache } from '../service/accounts.ts';
+import { webSessions } from './web-session.ts';
+import { ACCOUNT_ADMIN_ROLES } from '../domain/roles.ts';
+import { settingsPatchSchema, userIdParams, userRoleParams, userSearchQuery } from '../domain/requests.ts';
+import type { AccountCache } from '../service/account-cache.ts';
 import { sessionStore } from '../store/session-store.ts';
 import { userStore, type UserRow } from '../store/user-store.ts';
-
-const ADMIN_ROLES = ['*', 'users:admin'];
-const userId = z.object({ id: z.uuid({ error: 'must be a user id' }) });
-const userRole = z.object({ id: z.uuid({ error: 'must be a user id' }), role: z.string().min(1).max(100) });
 
 /** A user as the admin API shows it: never the password hash. */
 function view(user: UserRow) {
@@ -26,24 +22,25 @@ function view(user: UserRow) {
 }
 
 /**
- * The admin API (issue 4, point 9): gated routes for the wildcard admin or `users:admin`. The caller is
- * the identity gate layer 2 verified (a signed dashboard request), or the session cookie of a browser;
- * a cookie-authenticated change must also come from APP_BASE_URL's origin.
+ * The accounts' admin API (README, "Routes"): gated routes for the wildcard admin or `users:admin`. The
+ * caller is the identity gate layer 2 verified (a signed dashboard request), or the session cookie of a
+ * browser; a cookie-authenticated change must also come from APP_BASE_URL's origin.
  */
-export function registerAdminRoutes(
+export function registerAccountAdminRoutes(
   ctx: PluginContext<AuthEnv>,
   deps: { accounts: Pick<AccountCache, 'invalidate'> },
 ): void {
-  const sessions = webSessions(ctx);
+  const webSession = webSessions(ctx);
   // Every replica hears of a change through `auth_account_changed` once it commits; this replica also
   // forgets the account before answering, so the admin's next request already sees the change.
   const changed = (userId: string) => deps.accounts.invalidate(userId);
 
   const admin = async (req: Request, changes: boolean): Promise<SessionIdentity> => {
-    const identity = req.identity ?? (await sessions.fromCookie(req, { changes }));
+    const identity = req.identity ?? (await webSession.fromCookie(req, { changes }));
     // The identity is the one the core resolved (README, "Sessions and current roles"): for the
     // gateway's own sessions, the account's roles as they are now, so a role revoked a minute ago is gone.
-    if (!identity.roles.some((role) => ADMIN_ROLES.includes(role))) throw authErrors.create('auth.forbidden');
+    if (!identity.roles.some((role) => ACCOUNT_ADMIN_ROLES.includes(role)))
+      throw authErrors.create('auth.forbidden');
     return identity;
   };
   const audited = (req: Request, actor: SessionIdentity, kind: string, payload: Record<string, unknown>) =>
@@ -64,13 +61,7 @@ export function registerAdminRoutes(
     method: 'GET',
     path: '/api/v1/admin/users',
     sensitive: true,
-    schema: {
-      query: z.object({
-        search: z.string().max(320).default(''),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-        offset: z.coerce.number().int().min(0).default(0),
-      }),
-    },
+    schema: { query: userSearchQuery },
     handler: async (req, res, { query }) => {
       await admin(req, false);
       const { total, users } = await userStore.search(ctx.db.pool, query.search, query.limit, query.offset);
@@ -82,7 +73,7 @@ export function registerAdminRoutes(
     method: 'GET',
     path: '/api/v1/admin/users/:id',
     sensitive: true,
-    schema: { params: userId },
+    schema: { params: userIdParams },
     handler: async (req, res, { params }) => {
       await admin(req, false);
       res.json(view(await found(params.id)));
@@ -92,7 +83,7 @@ export function registerAdminRoutes(
   ctx.routes.add({
     method: 'PUT',
     path: '/api/v1/admin/users/:id/roles/:role',
-    schema: { params: userRole },
+    schema: { params: userRoleParams },
     handler: async (req, res, { params }) => {
       const actor = await admin(req, true);
       await found(params.id);
@@ -109,7 +100,7 @@ export function registerAdminRoutes(
   ctx.routes.add({
     method: 'DELETE',
     path: '/api/v1/admin/users/:id/roles/:role',
-    schema: { params: userRole },
+    schema: { params: userRoleParams },
     handler: async (req, res, { params }) => {
       const actor = await admin(req, true);
       await found(params.id);
@@ -124,7 +115,7 @@ export function registerAdminRoutes(
   ctx.routes.add({
     method: 'POST',
     path: '/api/v1/admin/users/:id/disable',
-    schema: { params: userId },
+    schema: { params: userIdParams },
     handler: async (req, res, { params }) => {
       const actor = await admin(req, true);
       await found(params.id);
@@ -156,21 +147,7 @@ export function registerAdminRoutes(
   ctx.routes.add({
     method: 'PATCH',
     path: '/api/v1/admin/settings',
-    schema: {
-      body: z
-        .strictObject({
-          registrationEnabled: z.boolean().optional(),
-          // 000 "Limits": tunable by an administrator, hard floor 8.
-          passwordMinLength: z
-            .number()
-            .int()
-            .min(PASSWORD_FLOOR, `the floor is ${PASSWORD_FLOOR}`)
-            .max(PASSWORD_MAX)
-            .optional(),
-          requireTotp: z.boolean().optional(),
-        })
-        .refine((body) => Object.keys(body).length > 0, 'nothing to change'),
-    },
+    schema: { body: settingsPatchSchema },
     handler: async (req, res, { body }) => {
       const actor = await admin(req, true);
       await userStore.updateSettings(ctx.db.pool, body);

@@ -1,9 +1,9 @@
-/** Registration and password change (issue 4, points 3, 5 and 6) through the real gateway. */
+/** Registration and password change (README, "Routes" and "Passwords") through the real gateway. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { gateEnv, sign } from './support/gate.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { postJson, problemCode, sessionCookieOf } from './support/http.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import { gateEnv, sign } from '../../../test/support/gate.ts';
+import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
+import { postJson, problemCode, sessionCookieOf } from '../../../test/support/http.ts';
 
 const APP = 'http://localhost:3000';
 let db: TestDatabase;

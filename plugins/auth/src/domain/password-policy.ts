@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { normalizePassword } from '../domain/password.ts';
+import { normalizePassword } from './password.ts';
 
-/** 000 "Limits": the minimum is admin-tunable with a hard floor of 8; at most 256 (DECISIONS.md). */
+/** README, "Passwords": the minimum is tuned by an admin but never below 8; at most 256 code points. */
 export const PASSWORD_FLOOR = 8;
 export const PASSWORD_MAX = 256;
 
@@ -20,10 +18,10 @@ export interface PolicyViolation {
 export type PolicyResult = { ok: true; password: string } | { ok: false; violations: PolicyViolation[] };
 
 /**
- * The password policy (000 "Limits"; DECISIONS.md, "Passwords"), applied when a password is set or
- * changed; stored passwords are untouched. The password is NFKC-normalised first (so "ﬁ" and "fi" are one
- * password, and the hash is of the normalised form); lengths count code points, not UTF-16 units.
- * Every broken rule is reported, each with its own code.
+ * The password policy (README, "Passwords"), applied when a password is set or changed; stored passwords
+ * are untouched. The password is NFKC-normalised first (so "ﬁ" and "fi" are one password, and the hash is
+ * of the normalised form); lengths count code points, not UTF-16 units. Every broken rule is reported, each
+ * with its own code.
  */
 export function checkPassword(
   input: { password: string; email: string; minLength: number },
@@ -57,16 +55,4 @@ export function checkPassword(
 export function emailName(email: string): string | null {
   const local = email.split('@', 1)[0]?.split('+', 1)[0]?.toLowerCase() ?? '';
   return [...local].length >= 3 ? local : null;
-}
-
-/** The embedded denylist (data/common-passwords.txt, see data/NOTICE.md), lower-cased into a set. */
-export function loadDenylist(
-  file = fileURLToPath(new URL('../../data/common-passwords.txt', import.meta.url)),
-): ReadonlySet<string> {
-  const set = new Set<string>();
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const entry = line.trim().toLowerCase();
-    if (entry) set.add(entry);
-  }
-  return set;
 }

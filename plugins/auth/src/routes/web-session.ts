@@ -22,7 +22,7 @@ export function webSessions(ctx: PluginContext<AuthEnv>) {
   /**
    * The identity of the request's session cookie, verified like gate layer 2 (revocation included, and
    * resolved by the core: current roles); 401 `auth.session.missing` without one. `changes`: the request
-   * changes state, so it must also come from APP_BASE_URL's origin (DECISIONS.md, "Sessions").
+   * changes state, so it must also come from APP_BASE_URL's origin (README, "Web sessions").
    */
   const fromCookie = async (req: Request, options: { changes: boolean }): Promise<SessionIdentity> => {
     if (options.changes && !sameOrigin(req, ctx.core.APP_BASE_URL))

@@ -1,12 +1,12 @@
-/** Brute-force limits (issue 4, point 7): the 429, its Retry-After, and counters shared by replicas. */
+/** Brute-force limits (README, "Brute-force limits"): the 429, its Retry-After, and counters shared by replicas. */
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createManualClock } from '../gateway/src/clock.ts';
-import { ARGON2_PARAMS } from '../plugins/auth/src/service/password-hasher.ts';
-import { userStore } from '../plugins/auth/src/store/user-store.ts';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { canonical } from './support/accounts.ts';
+import { ARGON2_PARAMS } from '../src/service/password-hasher.ts';
+import { userStore } from '../src/store/user-store.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
+import { canonical } from '../../../test/support/accounts.ts';
+import { createManualClock } from '../../../test/support/core.ts';
 
 const clock = createManualClock(Date.now());
 let db: TestDatabase;

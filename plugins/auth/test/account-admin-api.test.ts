@@ -1,15 +1,14 @@
-/** The admin API (issue 4, point 9) through the API gate, with sessions the gateway issued. */
+/** The accounts' admin API (README, "Routes") through the API gate, with sessions the gateway issued. */
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../gateway/src/clock.ts';
-import { createSessionIssuer } from '../gateway/src/gate/session-issuer.ts';
-import { ARGON2_PARAMS } from '../plugins/auth/src/service/password-hasher.ts';
-import { sessionStore } from '../plugins/auth/src/store/session-store.ts';
-import { userStore } from '../plugins/auth/src/store/user-store.ts';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { AUTH_SECRET, COOKIE, gateEnv, sign } from './support/gate.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { canonical } from './support/accounts.ts';
+import { ARGON2_PARAMS } from '../src/service/password-hasher.ts';
+import { sessionStore } from '../src/store/session-store.ts';
+import { userStore } from '../src/store/user-store.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import { AUTH_SECRET, COOKIE, gateEnv, sign } from '../../../test/support/gate.ts';
+import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
+import { canonical } from '../../../test/support/accounts.ts';
+import { createSessionIssuer, systemClock } from '../../../test/support/core.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;

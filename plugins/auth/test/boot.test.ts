@@ -1,7 +1,7 @@
-/** The auth plugin's boot matrix (issue 4, "Acceptance": each boot rule spawns the real process). */
+/** The auth plugin's boot rules (README, "Deployment settings"), each through the real process. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { processEnv, spawnGateway } from './support/process.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import { processEnv, spawnGateway } from '../../../test/support/process.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {

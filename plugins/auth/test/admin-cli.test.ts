@@ -1,10 +1,10 @@
 /** `gatehouse admin create` through the real CLI, and the account store's concurrency guarantee. */
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userStore } from '../plugins/auth/src/store/user-store.ts';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { processEnv, spawnGateway } from './support/process.ts';
-import { canonical } from './support/accounts.ts';
+import { userStore } from '../src/store/user-store.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import { processEnv, spawnGateway } from '../../../test/support/process.ts';
+import { canonical } from '../../../test/support/accounts.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {

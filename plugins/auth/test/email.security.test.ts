@@ -5,13 +5,13 @@
  */
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createManualClock } from '../gateway/src/clock.ts';
-import { ARGON2_PARAMS } from '../plugins/auth/src/service/password-hasher.ts';
-import { userStore } from '../plugins/auth/src/store/user-store.ts';
-import { canonical } from './support/accounts.ts';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { postJson, problemCode } from './support/http.ts';
+import { ARGON2_PARAMS } from '../src/service/password-hasher.ts';
+import { userStore } from '../src/store/user-store.ts';
+import { canonical } from '../../../test/support/accounts.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
+import { postJson, problemCode } from '../../../test/support/http.ts';
+import { createManualClock } from '../../../test/support/core.ts';
 
 const PASSWORD = 'violet umbrella 42';
 const VICTIM = 'victim.one@example.com';

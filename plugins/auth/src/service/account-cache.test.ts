@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../../../gateway/src/plugin-api.ts';
-import { createAccountCache } from './accounts.ts';
+import { createAccountCache } from './account-cache.ts';
 
 /** A database whose reads of an account answer when the test says so, with what the account is then. */
 function controlledDatabase() {

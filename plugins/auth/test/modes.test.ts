@@ -1,17 +1,16 @@
 /**
- * The mode table of document 000 (issue 4, "Acceptance: Mode table"): for each AUTH_MODE, password
- * login, registration and password change behave as the table says.
+ * The mode table (README, "Modes"): for each AUTH_MODE, password login, registration and password change
+ * behave as the table says.
  */
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARGON2_PARAMS } from '../plugins/auth/src/service/password-hasher.ts';
-import { userStore } from '../plugins/auth/src/store/user-store.ts';
-import { sessionStore } from '../plugins/auth/src/store/session-store.ts';
-import { createSessionIssuer } from '../gateway/src/gate/session-issuer.ts';
-import { systemClock } from '../gateway/src/clock.ts';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { canonical } from './support/accounts.ts';
+import { ARGON2_PARAMS } from '../src/service/password-hasher.ts';
+import { userStore } from '../src/store/user-store.ts';
+import { sessionStore } from '../src/store/session-store.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
+import { canonical } from '../../../test/support/accounts.ts';
+import { createSessionIssuer, systemClock } from '../../../test/support/core.ts';
 
 const APP = 'http://localhost:3000';
 const OIDC = { OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'gatehouse' };
