@@ -1,11 +1,12 @@
 import { definePlugin, migrationsDir, startFailureAudit } from '../../../gateway/src/plugin-api.ts';
-import { registerAdminRoutes } from './api/admin-routes.ts';
-import { apiKeyAuthentication } from './api/key-auth.ts';
-import { registerTenantRoutes } from './api/tenant-routes.ts';
+import { registerTenantAdminRoutes } from './routes/tenant-admin-routes.ts';
+import { registerReviewRoutes } from './routes/review-routes.ts';
+import { apiKeyAuthentication } from './routes/api-key-authentication.ts';
+import { registerTenantRoutes } from './routes/tenant-routes.ts';
 import { kycCommands } from './cli/commands.ts';
 import { kycErrors } from './errors.ts';
 import { kycManifest } from './manifest.ts';
-import { registerDocsRoutes } from './openapi/routes.ts';
+import { registerDocsRoutes } from './routes/docs-routes.ts';
 import { manualProvider } from './providers/manual.ts';
 import type { VerificationProvider } from './providers/provider.ts';
 import { sandboxProvider } from './providers/sandbox.ts';
@@ -16,7 +17,7 @@ import { createVerificationCache } from './service/verification-cache.ts';
 import { createVerificationService } from './service/verifications.ts';
 import { startWorker } from './service/worker.ts';
 import { idempotencyStore } from './store/idempotency-store.ts';
-import { registerWebhookRoutes } from './webhooks/admin-routes.ts';
+import { registerWebhookAdminRoutes } from './routes/webhook-admin-routes.ts';
 import { createWebhookDispatcher } from './webhooks/dispatcher.ts';
 import { enqueueStatusWebhook } from './webhooks/outbox.ts';
 import { createWebhookService } from './webhooks/webhook-service.ts';
@@ -74,9 +75,10 @@ export const kycPlugin = definePlugin({
     });
 
     registerTenantRoutes(ctx.routes, { authenticate, verifications, db: ctx.db, clock: ctx.clock });
-    registerAdminRoutes(ctx, { tenants, verifications, keys });
+    registerTenantAdminRoutes(ctx, { tenants, keys });
+    registerReviewRoutes(ctx, { verifications });
     registerDocsRoutes(ctx.routes);
-    registerWebhookRoutes(ctx, {
+    registerWebhookAdminRoutes(ctx, {
       webhooks: createWebhookService({ db: ctx.db, clock: ctx.clock, audit: ctx.audit }),
     });
 

@@ -9,7 +9,7 @@ import {
   UsageSchema,
   VerificationIdParamsSchema,
   VerificationSchema,
-} from '../api/schemas.ts';
+} from '../domain/api-schemas.ts';
 import { kycErrors } from '../errors.ts';
 
 export type OpenApiDocument = ReturnType<typeof createDocument>;
@@ -47,7 +47,7 @@ const RetryAfter = z.int().meta({
   header: { id: 'Retry-After' },
 });
 
-/** Sent on every response to a request whose API key was accepted (`api/key-auth.ts`). */
+/** Sent on every response to a request whose API key was accepted (`routes/api-key-authentication.ts`). */
 const rateLimitHeaders = {
   'RateLimit-Limit': RateLimitLimit,
   'RateLimit-Remaining': RateLimitRemaining,
@@ -57,7 +57,7 @@ const rateLimitHeaders = {
 
 /**
  * Documentation-only: the route checks this header against the same pattern by hand
- * (`api/tenant-routes.ts`), so the document and the check cannot disagree on what a valid key is.
+ * (`routes/tenant-routes.ts`), so the document and the check cannot disagree on what a valid key is.
  */
 const IdempotencyKeyHeader = z
   .string()

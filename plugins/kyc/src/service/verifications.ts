@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Clock, Database } from '../../../../gateway/src/plugin-api.ts';
-import type { InitiateRequest, VerificationView } from '../api/schemas.ts';
+import type { InitiateRequest, VerificationView } from '../domain/api-schemas.ts';
 import { periodOf } from '../domain/quota-period.ts';
 import {
   assertTransition,

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { VerificationStatus } from '../domain/state-machine.ts';
-import type { VerificationView } from '../api/schemas.ts';
+import type { VerificationView } from '../domain/api-schemas.ts';
 import type { VerificationType } from '../domain/verification-types.ts';
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;

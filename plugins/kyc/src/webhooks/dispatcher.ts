@@ -5,7 +5,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { Clock, Database, Logger } from '../../../../gateway/src/plugin-api.ts';
 import type { WorkerTask } from '../service/worker.ts';
 import { backoffDelayMs } from './backoff.ts';
-import { deliveryStore, type ClaimedDelivery, type DeliveryStatus } from './delivery-store.ts';
+import { deliveryStore, type ClaimedDelivery, type DeliveryStatus } from '../store/delivery-store.ts';
 import { SIGNATURE_HEADER, signWebhook } from './signature.ts';
 import { NonPublicTargetError, type WebhookTargets } from './webhook-targets.ts';
 

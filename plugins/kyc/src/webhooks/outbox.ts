@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { StatusChangeListener } from '../service/verifications.ts';
-import { deliveryStore } from './delivery-store.ts';
+import { deliveryStore } from '../store/delivery-store.ts';
 import { STATUS_CHANGED_EVENT, statusChangedEvent } from './payload.ts';
 
 /**

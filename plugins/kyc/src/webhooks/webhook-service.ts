@@ -1,7 +1,7 @@
 import type { AuditWriter, Clock, Database } from '../../../../gateway/src/plugin-api.ts';
 import { kycErrors } from '../errors.ts';
 import type { Actor } from '../service/tenants.ts';
-import { deliveryStore, type DeliveryView } from './delivery-store.ts';
+import { deliveryStore, type DeliveryView } from '../store/delivery-store.ts';
 
 /** What staff can do with webhook deliveries (issue 5, point 7): look at them, and send one again. */
 export function createWebhookService(deps: {

@@ -2,14 +2,14 @@ import type { Request, Response } from 'express';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { coreErrors, type RouteRegistrar } from '../../../../gateway/src/plugin-api.ts';
-import { buildOpenApiDocument } from './document.ts';
+import { buildOpenApiDocument } from '../openapi/document.ts';
 import {
   ASSET_ROUTE,
   EXPLORER_CSP,
   explorerPage,
   loadExplorerAssets,
   type ExplorerAsset,
-} from './explorer.ts';
+} from '../openapi/explorer.ts';
 
 const compress = promisify(gzip);
 

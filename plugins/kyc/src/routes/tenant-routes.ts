@@ -4,8 +4,12 @@ import { kycErrors } from '../errors.ts';
 import type { VerificationService } from '../service/verifications.ts';
 import { tenantStore } from '../store/tenant-store.ts';
 import { usageOf } from '../service/tenants.ts';
-import { apiKeyOf } from './key-auth.ts';
-import { IDEMPOTENCY_KEY_PATTERN, InitiateRequestSchema, VerificationIdParamsSchema } from './schemas.ts';
+import { apiKeyOf } from './api-key-authentication.ts';
+import {
+  IDEMPOTENCY_KEY_PATTERN,
+  InitiateRequestSchema,
+  VerificationIdParamsSchema,
+} from '../domain/api-schemas.ts';
 
 /**
  * The tenant-facing API (document 001; DECISIONS.md, "Identity verification"). Exempt from the two-layer

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { VERIFICATION_STATUSES } from '../domain/state-machine.ts';
-import { VERIFICATION_TYPE_NAMES, VERIFICATION_TYPES } from '../domain/verification-types.ts';
+import { VERIFICATION_STATUSES } from './state-machine.ts';
+import { VERIFICATION_TYPE_NAMES, VERIFICATION_TYPES } from './verification-types.ts';
 
 /**
  * The public KYC API's shapes. The same schemas validate requests (the route table parses with them)
