@@ -1,7 +1,7 @@
 import type { PluginContext } from '../../../../gateway/src/plugin-api.ts';
 import { AdminIdParamsSchema, DecisionSchema } from '../domain/admin-schemas.ts';
 import type { KycEnv } from '../config.ts';
-import type { VerificationService } from '../service/verifications.ts';
+import type { VerificationService } from '../service/verification/verification-service.ts';
 import { staffAuthentication } from './staff-authentication.ts';
 
 /**

@@ -1,9 +1,8 @@
 import type { Request, Response } from 'express';
 import type { Clock, Database, RouteRegistrar } from '../../../../gateway/src/plugin-api.ts';
 import { kycErrors } from '../errors.ts';
-import type { VerificationService } from '../service/verifications.ts';
-import { tenantStore } from '../store/tenant-store.ts';
-import { usageOf } from '../service/tenants.ts';
+import type { VerificationService } from '../service/verification/verification-service.ts';
+import { usageOfKeyTenant } from '../service/tenants.ts';
 import { apiKeyOf } from './api-key-authentication.ts';
 import {
   IDEMPOTENCY_KEY_PATTERN,
@@ -53,9 +52,7 @@ export function registerTenantRoutes(
     exempt: true,
     authenticate: deps.authenticate,
     handler: async (req, res) => {
-      const tenant = await tenantStore.findById(deps.db.pool, apiKeyOf(req).tenant.id);
-      if (!tenant) throw kycErrors.create('kyc.api_key.invalid');
-      res.json(await usageOf(deps.db, tenant, deps.clock.now()));
+      res.json(await usageOfKeyTenant(deps, apiKeyOf(req).tenant.id));
     },
   });
 

@@ -7,13 +7,12 @@ import {
   type Listener,
   type Logger,
 } from '../../../../gateway/src/plugin-api.ts';
+import { KEY_CHANNEL, parseKeyChange } from '../domain/change-channels.ts';
 import { keyStore, type KeyWithTenant } from '../store/key-store.ts';
 
 /** Binding prefixes (DECISIONS.md, "API keys"): a sandbox key visibly differs from a live one. */
 export const SANDBOX_PREFIX = 'kyc_sandbox_';
 export const LIVE_PREFIX = 'kyc_live_';
-/** NOTIFY channel: a key (payload `key:<id>`) or a whole tenant (`tenant:<id>`) changed. */
-export const KEY_CHANNEL = 'kyc_keys_changed';
 
 const KEY_PATTERN = /^kyc_(sandbox|live)_[A-Za-z0-9_-]{32}$/;
 
@@ -70,7 +69,7 @@ export async function createKeyAuthenticator(deps: {
     db: deps.db,
     logger: deps.logger,
     channels: [KEY_CHANNEL],
-    onNotify: (_channel, payload) => forget(parseTarget(payload)),
+    onNotify: (_channel, payload) => forget(parseKeyChange(payload)),
     onConnected: () => cache.clear(),
     onDisconnected: () => cache.clear(),
   });
@@ -124,20 +123,4 @@ export async function createKeyAuthenticator(deps: {
       await listener.stop();
     },
   };
-}
-
-function parseTarget(payload: string): { keyId?: string; tenantId?: string } {
-  const [kind, id] = payload.split(':');
-  if (kind === 'key' && id) return { keyId: id };
-  if (kind === 'tenant' && id) return { tenantId: id };
-  return {};
-}
-
-/** Statement that tells every replica to drop a cached key or tenant; run inside the changing transaction. */
-export function notifyKeyChange(target: { keyId: string } | { tenantId: string }): {
-  text: string;
-  values: string[];
-} {
-  const payload = 'keyId' in target ? `key:${target.keyId}` : `tenant:${target.tenantId}`;
-  return { text: `SELECT pg_notify('${KEY_CHANNEL}', $1)`, values: [payload] };
 }

@@ -7,7 +7,7 @@ import { quotaStore } from '../store/quota-store.ts';
 import { tenantStore, type QuotaPeriod, type TenantRow } from '../store/tenant-store.ts';
 import { verificationStore } from '../store/verification-store.ts';
 import type { WebhookTargets } from '../webhooks/webhook-targets.ts';
-import { generateKey, notifyKeyChange } from './api-keys.ts';
+import { generateKey } from './api-keys.ts';
 
 /** Who made a change, for the audit row: `cli` or the staff member's user id. */
 export interface Actor {
@@ -122,8 +122,7 @@ export function createTenantService(deps: {
           clock.now(),
         );
         if (!updated) throw kycErrors.create('kyc.tenant.not_found');
-        const notify = notifyKeyChange({ tenantId: id });
-        await tx.query(notify.text, notify.values);
+        await keyStore.notifyChange(tx, { tenantId: id });
         return updated;
       });
       await audit(who, 'kyc.tenant.updated', {
@@ -170,8 +169,7 @@ export function createTenantService(deps: {
       const row = await db.transaction(async (tx) => {
         const revoked = await keyStore.revoke(tx, keyId, clock.now());
         if (!revoked) throw kycErrors.create('kyc.api_key.not_found');
-        const notify = notifyKeyChange({ keyId });
-        await tx.query(notify.text, notify.values);
+        await keyStore.notifyChange(tx, { keyId });
         return revoked;
       });
       await audit(who, 'api.auth.api_key_revoked', {
@@ -188,6 +186,16 @@ export type TenantService = ReturnType<typeof createTenantService>;
 
 function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * The consumption of the tenant an API key belongs to (GET /api/v1/kyc/usage). A tenant gone since the
+ * key was checked makes the key invalid.
+ */
+export async function usageOfKeyTenant(deps: { db: Database; clock: Clock }, tenantId: string) {
+  const tenant = await tenantStore.findById(deps.db.pool, tenantId);
+  if (!tenant) throw kycErrors.create('kyc.api_key.invalid');
+  return usageOf(deps.db, tenant, deps.clock.now());
 }
 
 /** The tenant's consumption in the current period (GET /api/v1/kyc/usage and the admin API). */

@@ -6,9 +6,7 @@ import {
   type Listener,
   type Logger,
 } from '../../../../gateway/src/plugin-api.ts';
-
-/** NOTIFY channel: a verification changed status (payload: its id). Sent by every transition. */
-export const VERIFICATION_CHANNEL = 'kyc_verification_changed';
+import { VERIFICATION_CHANNEL } from '../domain/change-channels.ts';
 
 export interface VerificationCache {
   /** The cached JSON of a tenant's verification, or what `load` returns (cached when still current). */

@@ -181,6 +181,13 @@ export const deliveryStore = {
     return rows[0] ?? null;
   },
 
+  /** Deletes deliveries (and their attempts) delivered before `before`; failed ones stay. */
+  async sweepDelivered(db: Queryable, before: Date): Promise<void> {
+    await db.query("DELETE FROM kyc_webhook_deliveries WHERE status = 'delivered' AND delivered_at < $1", [
+      before,
+    ]);
+  },
+
   async verificationExists(db: Queryable, verificationId: string): Promise<boolean> {
     const { rowCount } = await db.query('SELECT 1 FROM kyc_verifications WHERE id = $1', [verificationId]);
     return rowCount === 1;

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { VERIFICATION_CHANNEL } from '../domain/change-channels.ts';
 import type { VerificationStatus } from '../domain/state-machine.ts';
 import type { VerificationView } from '../domain/api-schemas.ts';
 import type { VerificationType } from '../domain/verification-types.ts';
@@ -160,6 +161,16 @@ export const verificationStore = {
         WHERE id = $1`,
       [id, change.status, change.decisionReason, change.decidedAt, change.nextCheckAt, change.at],
     );
+  },
+
+  /** Sets when the worker next asks the provider; null: never by itself (a callback or a reviewer decides). */
+  async setNextCheck(db: Queryable, id: string, nextCheckAt: Date | null): Promise<void> {
+    await db.query('UPDATE kyc_verifications SET next_check_at = $2 WHERE id = $1', [id, nextCheckAt]);
+  },
+
+  /** Tells every replica's cache that the verification changed; run it inside the changing transaction. */
+  async notifyChanged(db: Queryable, id: string): Promise<void> {
+    await db.query(`SELECT pg_notify('${VERIFICATION_CHANNEL}', $1)`, [id]);
   },
 
   /** Initiations of a tenant since `from` (all, and those that consumed quota). */

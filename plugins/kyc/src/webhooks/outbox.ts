@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { StatusChangeListener } from '../service/verifications.ts';
+import type { StatusChangeListener } from '../service/verification/transition.ts';
 import { deliveryStore } from '../store/delivery-store.ts';
 import { STATUS_CHANGED_EVENT, statusChangedEvent } from './payload.ts';
 
