@@ -20,7 +20,7 @@ import { registerWebhookAdminRoutes } from './routes/webhook-admin-routes.ts';
 import { createKeyAuthenticator } from './service/api-keys.ts';
 import { createRateLimiter } from './service/rate-limiter.ts';
 import { sweepTask } from './service/sweep.ts';
-import { createTenantService } from './service/tenants.ts';
+import { createTenantService } from './service/tenant-service.ts';
 import { createVerificationCache } from './service/verification-cache.ts';
 import {
   createVerificationService,

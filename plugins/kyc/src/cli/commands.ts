@@ -7,7 +7,8 @@ import {
   usageError,
 } from '../../../../gateway/src/plugin-api.ts';
 import type { KycEnv } from '../config.ts';
-import { createTenantService, keyView, tenantView } from '../service/tenants.ts';
+import { createTenantService } from '../service/tenant-service.ts';
+import { keyView, tenantView } from '../service/tenants.ts';
 import { webhookTargets } from '../webhooks/webhook-targets.ts';
 
 const CLI = { actor: 'cli' };

@@ -1,4 +1,5 @@
 import type { PluginContext } from '../../../../gateway/src/plugin-api.ts';
+import { auditRecord } from '../domain/actor.ts';
 import { AdminIdParamsSchema, DecisionSchema } from '../domain/admin-schemas.ts';
 import type { KycEnv } from '../config.ts';
 import type { VerificationService } from '../service/verification/verification-service.ts';
@@ -26,13 +27,9 @@ export function registerReviewRoutes(
         reason: body.reason,
         actor: `reviewer:${who.actor}`,
       });
-      ctx.audit.writeLater({
-        kind: 'kyc.verification.decided',
-        actor: who.actor,
-        requestId: who.requestId ?? null,
-        ip: who.ip ?? null,
-        payload: { verificationId: params.id, decision: body.decision },
-      });
+      ctx.audit.writeLater(
+        auditRecord(who, 'kyc.verification.decided', { verificationId: params.id, decision: body.decision }),
+      );
       res.json(view);
     },
   });

@@ -5,7 +5,7 @@ import {
   type SessionIdentity,
 } from '../../../../gateway/src/plugin-api.ts';
 import { kycErrors } from '../errors.ts';
-import type { Actor } from '../service/tenants.ts';
+import type { Actor } from '../domain/actor.ts';
 
 const KYC_ADMIN_ROLES = ['*', 'kyc:admin'];
 

@@ -7,7 +7,8 @@ import {
 } from '../domain/admin-schemas.ts';
 import type { KycEnv } from '../config.ts';
 import type { KeyAuthenticator } from '../service/api-keys.ts';
-import { keyView, tenantView, type TenantService } from '../service/tenants.ts';
+import type { TenantService } from '../service/tenant-service.ts';
+import { keyView, tenantView } from '../service/tenants.ts';
 import { staffAuthentication, type StaffAuthentication } from './staff-authentication.ts';
 
 interface TenantAdminDeps {
