@@ -5,10 +5,10 @@
  */
 import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import type { TestGateway } from './support/gateway.ts';
-import { createKey, createTenant, startKycGateway } from './support/kyc.ts';
-import { requireTool } from './support/tools.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
+import { createKey, createTenant, startKycGateway } from '../../../test/support/kyc.ts';
+import { requireTool } from '../../../test/support/tools.ts';
 
 const executablePath = await requireTool('chromium', 'chromium');
 

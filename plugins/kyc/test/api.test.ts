@@ -3,8 +3,8 @@
  * keys, the sandbox outcomes, a reviewer's decision and the complete history.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import type { TestGateway } from './support/gateway.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
 import {
   kycCli,
   staff,
@@ -13,7 +13,7 @@ import {
   tenantCall,
   type KycKey,
   type KycTenant,
-} from './support/kyc.ts';
+} from '../../../test/support/kyc.ts';
 
 interface Verification {
   id: string;
