@@ -1,6 +1,6 @@
 /**
- * The KYC API end to end (issue 5): tenants and keys from the real CLI, initiate and status with the
- * keys, the sandbox outcomes, a reviewer's decision and the complete history.
+ * The KYC API end to end (README, "For tenants: the API"): tenants and keys from the real CLI, initiate and
+ * status with the keys, the sandbox outcomes, a reviewer's decision and the complete history.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';

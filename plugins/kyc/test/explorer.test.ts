@@ -1,7 +1,7 @@
 /**
- * The KYC API explorer (issue 5 point 8) in a real browser: Debian's Chromium, driven by playwright-core,
- * opens GET /docs under the page's own Content-Security-Policy (never bypassed), authorizes with a sandbox
- * API key and runs "Try it out" on initiate against the running gateway.
+ * The KYC API explorer (README, "API document and explorer") in a real browser: Debian's Chromium, driven by
+ * playwright-core, opens GET /docs under the page's own Content-Security-Policy (never bypassed), authorizes
+ * with a sandbox API key and runs "Try it out" on initiate against the running gateway.
  */
 import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

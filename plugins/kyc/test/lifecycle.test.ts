@@ -1,5 +1,5 @@
 /**
- * The verification lifecycle over time (DECISIONS.md, "Verification states"): open verifications expire
+ * The verification lifecycle over time (README, "Statuses"): open verifications expire
  * 7 days after initiation, decided ones do not, and an expired one cannot be decided. Time is a manual
  * clock moved by the test.
  */

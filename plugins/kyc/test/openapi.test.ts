@@ -1,9 +1,9 @@
 /**
- * The KYC OpenAPI document (issue 5 point 8): GET /docs-json is valid OpenAPI 3 (swagger-parser), says
- * what the API does (operations, X-Api-Key, problem+json errors), and is good enough to build a client
- * from: openapi-typescript generates types in this run, the TypeScript compiler checks a small
- * openapi-fetch client against them under the repository's strict settings, and that client then starts a
- * verification and reads it back from the running gateway.
+ * The KYC OpenAPI document (README, "API document and explorer"): GET /docs-json is valid OpenAPI 3
+ * (swagger-parser), says what the API does (operations, X-Api-Key, problem+json errors), and is good enough
+ * to build a client from: openapi-typescript generates types in this run, the TypeScript compiler checks a
+ * small openapi-fetch client against them under the repository's strict settings, and that client then starts
+ * a verification and reads it back from the running gateway.
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { mkdir, rm, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Bad input on every KYC route (issue 5, acceptance): wrong types, missing fields, oversized strings,
+ * Bad input on every KYC route (README, "Errors"): wrong types, missing fields, oversized strings,
  * unknown `type` → 400 problem+json listing the problems, and no row written anywhere.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

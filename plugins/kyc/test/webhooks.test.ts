@@ -1,5 +1,5 @@
 /**
- * KYC webhooks end to end (issue 5, point 7): the real gateway on real Postgres posts to a real HTTP
+ * KYC webhooks end to end (README, "Webhooks"): the real gateway on real Postgres posts to a real HTTP
  * receiver on loopback, which checks every signature the way a tenant would (verifyWebhookSignature).
  * Backoff is crossed by moving the gateway's injected clock, never by sleeping.
  */

@@ -4,8 +4,9 @@ import { VERIFICATION_TYPE_NAMES, VERIFICATION_TYPES } from './verification-type
 
 /**
  * The public KYC API's shapes. The same schemas validate requests (the route table parses with them)
- * and describe the API in the OpenAPI document at GET /docs-json (DECISIONS.md: "generated from the same
- * zod schemas that validate requests"). `.meta({ id })` names a component of the document.
+ * and describe the API in the OpenAPI document at GET /docs-json, so the document cannot disagree with
+ * what the API accepts (README, "API document and explorer"). `.meta({ id })` names a component of the
+ * document.
  */
 
 export const VerificationTypeSchema = z.enum(VERIFICATION_TYPE_NAMES).meta({

@@ -108,8 +108,8 @@ const rateLimited = problem(
 const internal = problem([coreErrors.create('internal')]);
 
 /**
- * The public KYC API as an OpenAPI 3.1 document (DECISIONS.md, "Identity verification": "generated from
- * the same zod schemas that validate requests"). Pure: the routes build it once and serve the JSON.
+ * The public KYC API as an OpenAPI 3.1 document, built from the same zod schemas that validate requests
+ * (README, "API document and explorer"). Pure: the routes build it once and serve the JSON.
  * The admin routes under /api/v1/admin/kyc are internal and stay out.
  */
 export function buildOpenApiDocument(): OpenApiDocument {

@@ -14,10 +14,10 @@ import {
 const compress = promisify(gzip);
 
 /**
- * GET /docs-json (the OpenAPI document) and GET /docs (the explorer) with its files (DECISIONS.md,
- * "Identity verification": binding paths). All exempt from the API gate: the document is public, and the
- * explorer's calls authenticate with the `X-Api-Key` the user enters. Everything is built once here;
- * requests only write buffers.
+ * GET /docs-json (the OpenAPI document) and GET /docs (the explorer) with its files, at the fixed paths
+ * tenants rely on (README, "API document and explorer"). All exempt from the API gate: the document is
+ * public, and the explorer's calls authenticate with the `X-Api-Key` the user enters. Everything is built
+ * once here; requests only write buffers.
  */
 export function registerDocsRoutes(routes: RouteRegistrar): void {
   const document = Buffer.from(JSON.stringify(buildOpenApiDocument()));

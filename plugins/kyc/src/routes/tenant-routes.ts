@@ -11,7 +11,7 @@ import {
 } from '../domain/api-schemas.ts';
 
 /**
- * The tenant-facing API (document 001; DECISIONS.md, "Identity verification"). Exempt from the two-layer
+ * The tenant-facing API (README, "For tenants: the API"), at paths tenants rely on. Exempt from the two-layer
  * gate: tenants authenticate with `X-Api-Key` in each route's `authenticate` step.
  */
 export function registerTenantRoutes(

@@ -10,7 +10,7 @@ import {
 import { KEY_CHANNEL, parseKeyChange } from '../domain/change-channels.ts';
 import { keyStore, type KeyWithTenant } from '../store/key-store.ts';
 
-/** Binding prefixes (DECISIONS.md, "API keys"): a sandbox key visibly differs from a live one. */
+/** Fixed key prefixes (README, "Keys"): a sandbox key visibly differs from a live one. */
 export const SANDBOX_PREFIX = 'kyc_sandbox_';
 export const LIVE_PREFIX = 'kyc_live_';
 
@@ -47,7 +47,7 @@ export interface KeyAuthenticator {
 }
 
 /**
- * Authenticates `X-Api-Key` (DECISIONS.md, binding): looked up by SHA-256 hash, the stored hash compared in
+ * Authenticates `X-Api-Key` (README, "Keys"): looked up by SHA-256 hash, the stored hash compared in
  * constant time, revoked and expired keys refused.
  *
  * Found keys are cached in memory (bounded, 60 s at most) so a tenant polling a status does not cost a

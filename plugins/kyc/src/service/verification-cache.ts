@@ -18,7 +18,7 @@ export interface VerificationCache {
 
 /**
  * Status reads are what tenants poll; this keeps the serialized view of recently read verifications in
- * memory so a poll costs no query (issue 5's benchmark: status reads at ≥ 0.5× bare Express).
+ * memory so a poll costs no query (ADR 0005: status reads at ≥ 0.5× bare Express).
  *
  * Correctness rests on `kyc_verification_changed`: every transition NOTIFYs it in its transaction, so
  * every replica drops the entry when the change commits. The cache is used only while the LISTEN

@@ -84,9 +84,9 @@ export const deliveryStore = {
 
   /**
    * Claims up to `limit` due deliveries in one statement: each gets its next attempt number, an attempt
-   * row without outcome, and `next_attempt_at = leaseUntil` (the lease; see dispatcher.ts). Rows another
-   * worker holds are skipped (several replicas), and a delivery is only due when no earlier delivery of
-   * the same verification is still pending, so one verification's events go out in order.
+   * row without outcome, and `next_attempt_at = leaseUntil` (the lease; see webhooks/dispatcher.ts). Rows
+   * another worker holds are skipped (several replicas), and a delivery is only due when no earlier
+   * delivery of the same verification is still pending, so one verification's events go out in order.
    */
   async claimDue(db: Queryable, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
     const { rows } = await db.query<ClaimedDelivery>(

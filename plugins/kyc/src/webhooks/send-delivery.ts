@@ -21,7 +21,9 @@ export interface AttemptResult {
 export interface SendDeps {
   clock: Clock;
   timeoutMs: number;
-  /** Where deliveries may connect: each attempt resolves and checks the host, and connects to what it checked. */
+  /**
+   * Where deliveries may connect: each attempt resolves and checks the host, and connects to what it checked.
+   */
   targets: Pick<WebhookTargets, 'lookup' | 'checkLiteral'>;
 }
 

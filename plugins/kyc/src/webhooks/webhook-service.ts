@@ -3,7 +3,7 @@ import { kycErrors } from '../errors.ts';
 import { auditRecord, type Actor } from '../domain/actor.ts';
 import { deliveryStore, type DeliveryView } from '../store/delivery-store.ts';
 
-/** What staff can do with webhook deliveries (issue 5, point 7): look at them, and send one again. */
+/** What staff can do with webhook deliveries (README, "Webhooks"): look at them, and send one again. */
 export function createWebhookService(deps: {
   db: Database;
   clock: Clock;
