@@ -17,7 +17,7 @@ import { registerReviewRoutes } from './routes/review-routes.ts';
 import { registerTenantAdminRoutes } from './routes/tenant-admin-routes.ts';
 import { registerTenantRoutes } from './routes/tenant-routes.ts';
 import { registerWebhookAdminRoutes } from './routes/webhook-admin-routes.ts';
-import { createKeyAuthenticator } from './service/api-keys.ts';
+import { createKeyAuthenticator } from './service/key-authenticator.ts';
 import { createRateLimiter } from './service/rate-limiter.ts';
 import { sweepTask } from './service/sweep.ts';
 import { createTenantService } from './service/tenant-service.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { QUOTA_PERIODS } from './quota-period.ts';
 import { DECISIONS } from './state-machine.ts';
 
 /**
@@ -6,7 +7,6 @@ import { DECISIONS } from './state-machine.ts';
  * against them before a handler runs. Internal, so they stay out of the OpenAPI document.
  */
 
-const QUOTA_PERIODS = ['day', 'month', 'lifetime'] as const;
 const webhookUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000);
 
 /** The `:id` of an admin path: a tenant, key, verification or delivery id. */

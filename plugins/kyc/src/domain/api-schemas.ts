@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { QUOTA_PERIODS } from './quota-period.ts';
 import { VERIFICATION_STATUSES } from './state-machine.ts';
 import { VERIFICATION_TYPE_NAMES, VERIFICATION_TYPES } from './verification-types.ts';
 
@@ -96,7 +97,7 @@ export const UsageSchema = z
     tenantId: z.uuid(),
     sandbox: z.boolean(),
     period: z.object({
-      kind: z.enum(['day', 'month', 'lifetime']),
+      kind: z.enum(QUOTA_PERIODS),
       start: z.iso.datetime(),
       end: z.iso.datetime().nullable(),
     }),

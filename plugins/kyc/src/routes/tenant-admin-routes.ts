@@ -6,7 +6,7 @@ import {
   TenantUpdateSchema,
 } from '../domain/admin-schemas.ts';
 import type { KycEnv } from '../config.ts';
-import type { KeyAuthenticator } from '../service/api-keys.ts';
+import type { KeyAuthenticator } from '../service/key-authenticator.ts';
 import type { TenantService } from '../service/tenant-service.ts';
 import { keyView, tenantView } from '../service/tenants.ts';
 import { staffAuthentication, type StaffAuthentication } from './staff-authentication.ts';

@@ -1,7 +1,7 @@
 import { auditRecord, type Actor } from '../domain/actor.ts';
+import { generateKey } from '../domain/api-key.ts';
 import { kycErrors } from '../errors.ts';
 import { keyStore, type ApiKeyRow } from '../store/key-store.ts';
-import { generateKey } from './api-keys.ts';
 import { findTenant, type TenantDeps } from './tenants.ts';
 
 /** A tenant's new API key: the key itself (shown once, never stored) and its row. */

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditWriter, Clock, Database } from '../../../../gateway/src/plugin-api.ts';
 import { auditRecord, type Actor } from '../domain/actor.ts';
-import { periodOf } from '../domain/quota-period.ts';
+import { periodOf, type QuotaPeriod } from '../domain/quota-period.ts';
 import { kycErrors } from '../errors.ts';
 import { keyStore, type ApiKeyRow } from '../store/key-store.ts';
 import { quotaStore } from '../store/quota-store.ts';
-import { tenantStore, type QuotaPeriod, type TenantRow } from '../store/tenant-store.ts';
+import { tenantStore, type TenantRow } from '../store/tenant-store.ts';
 import { verificationStore } from '../store/verification-store.ts';
 import type { WebhookTargets } from '../webhooks/webhook-targets.ts';
 

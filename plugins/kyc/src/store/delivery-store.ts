@@ -1,6 +1,4 @@
-import type pg from 'pg';
-
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+import { isoText, type Queryable } from './sql.ts';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -44,9 +42,6 @@ export interface DeliveryView {
   payload: unknown;
   attempts: AttemptView[];
 }
-
-const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${ISO})`;
 
 /** kyc_webhook_deliveries and kyc_webhook_attempts (migrations/kyc/0003). */
 export const deliveryStore = {
@@ -212,12 +207,13 @@ export const deliveryStore = {
 const DELIVERY_SELECT = `
   SELECT json_build_object(
     'id', d.id, 'verificationId', d.verification_id, 'tenantId', d.tenant_id, 'type', d.event_type,
-    'status', d.status, 'attemptCount', d.attempts, 'nextAttemptAt', ${iso('d.next_attempt_at')},
-    'lastError', d.last_error, 'createdAt', ${iso('d.created_at')}, 'deliveredAt', ${iso('d.delivered_at')},
+    'status', d.status, 'attemptCount', d.attempts, 'nextAttemptAt', ${isoText('d.next_attempt_at')},
+    'lastError', d.last_error, 'createdAt', ${isoText('d.created_at')},
+    'deliveredAt', ${isoText('d.delivered_at')},
     'payload', d.body::json,
     'attempts', COALESCE((
       SELECT json_agg(json_build_object(
-               'attempt', a.attempt, 'at', ${iso('a.at')}, 'httpStatus', a.http_status, 'error', a.error,
+               'attempt', a.attempt, 'at', ${isoText('a.at')}, 'httpStatus', a.http_status, 'error', a.error,
                'durationMs', a.duration_ms) ORDER BY a.attempt)
         FROM kyc_webhook_attempts a WHERE a.delivery_id = d.id), '[]'::json)
   ) AS view

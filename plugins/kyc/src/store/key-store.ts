@@ -1,8 +1,6 @@
-import type pg from 'pg';
+import type { Queryable } from './sql.ts';
 import { KEY_CHANNEL, keyChangePayload, type KeyChange } from '../domain/change-channels.ts';
 import type { TenantRow } from './tenant-store.ts';
-
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 export interface ApiKeyRow {
   id: string;

@@ -1,6 +1,4 @@
-import type pg from 'pg';
-
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+import type { Queryable } from './sql.ts';
 
 /** kyc_rate_windows (migrations/kyc/0001): per API key and fixed window, the tokens all replicas leased. */
 export const rateWindowStore = {

@@ -1,4 +1,4 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import {
   type Clock,
@@ -7,34 +7,9 @@ import {
   type Listener,
   type Logger,
 } from '../../../../gateway/src/plugin-api.ts';
+import { API_KEY_PATTERN, hashKey } from '../domain/api-key.ts';
 import { KEY_CHANNEL, parseKeyChange } from '../domain/change-channels.ts';
 import { keyStore, type KeyWithTenant } from '../store/key-store.ts';
-
-/** Fixed key prefixes (README, "Keys"): a sandbox key visibly differs from a live one. */
-export const SANDBOX_PREFIX = 'kyc_sandbox_';
-export const LIVE_PREFIX = 'kyc_live_';
-
-const KEY_PATTERN = /^kyc_(sandbox|live)_[A-Za-z0-9_-]{32}$/;
-
-export interface NewKey {
-  /** Shown once, never stored. */
-  key: string;
-  hash: Buffer;
-  /** Prefix plus four characters: enough for an admin to tell keys apart, useless to an attacker. */
-  displayPrefix: string;
-}
-
-/** A new key: 192 random bits after the prefix. */
-export function generateKey(sandbox: boolean): NewKey {
-  const prefix = sandbox ? SANDBOX_PREFIX : LIVE_PREFIX;
-  const key = prefix + randomBytes(24).toString('base64url');
-  return { key, hash: hashKey(key), displayPrefix: key.slice(0, prefix.length + 4) };
-}
-
-/** One-shot SHA-256 (`crypto.hash`): cheaper per call than a Hash object, and this runs on every request. */
-export function hashKey(key: string): Buffer {
-  return hash('sha256', key, 'buffer');
-}
 
 export type KeyFailure = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired';
 export type KeyCheck = { ok: true; key: KeyWithTenant } | { ok: false; reason: KeyFailure };
@@ -104,7 +79,7 @@ export async function createKeyAuthenticator(deps: {
   return {
     async check(presented) {
       if (presented === undefined || presented === '') return { ok: false, reason: 'missing' };
-      if (!KEY_PATTERN.test(presented)) return { ok: false, reason: 'malformed' };
+      if (!API_KEY_PATTERN.test(presented)) return { ok: false, reason: 'malformed' };
       const hash = hashKey(presented);
       const found = await lookup(hash);
       // The index found the row by hash; the comparison itself is constant-time as well.
