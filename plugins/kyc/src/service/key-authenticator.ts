@@ -37,7 +37,6 @@ export async function createKeyAuthenticator(deps: {
   logger: Logger;
 }): Promise<KeyAuthenticator> {
   const cache = new LRUCache<string, { entry: KeyWithTenant; at: number }>({ max: 10_000 });
-  const used = new Set<string>();
   const TTL_MS = 60_000;
 
   const listener: Listener = await listen({
@@ -55,16 +54,7 @@ export async function createKeyAuthenticator(deps: {
     }
   }
 
-  const flush = async () => {
-    if (used.size === 0) return;
-    const ids = [...used];
-    used.clear();
-    await keyStore.touch(deps.db.pool, ids, deps.clock.now()).catch((err: unknown) => {
-      deps.logger.warn({ err: { message: (err as Error).message } }, 'kyc: recording key use failed');
-    });
-  };
-  const timer = setInterval(() => void flush(), 30_000);
-  timer.unref();
+  const usage = recordKeyUse(deps);
 
   const lookup = async (hash: Buffer): Promise<KeyWithTenant | null> => {
     const cacheKey = hash.toString('base64');
@@ -88,14 +78,37 @@ export async function createKeyAuthenticator(deps: {
       if (found.expiresAt !== null && found.expiresAt.getTime() <= deps.clock.nowMs()) {
         return { ok: false, reason: 'expired' };
       }
-      used.add(found.keyId);
+      usage.add(found.keyId);
       return { ok: true, key: found };
     },
     forget,
     async stop() {
+      await usage.stop();
+      await listener.stop();
+    },
+  };
+}
+
+/** `last_used_at` of the keys used, written in one statement every 30 s and at shutdown, not per request. */
+function recordKeyUse(deps: { db: Database; clock: Clock; logger: Logger }) {
+  const used = new Set<string>();
+  const flush = async () => {
+    if (used.size === 0) return;
+    const ids = [...used];
+    used.clear();
+    await keyStore.touch(deps.db.pool, ids, deps.clock.now()).catch((err: unknown) => {
+      deps.logger.warn({ err: { message: (err as Error).message } }, 'kyc: recording key use failed');
+    });
+  };
+  const timer = setInterval(() => void flush(), 30_000);
+  timer.unref();
+  return {
+    add(keyId: string): void {
+      used.add(keyId);
+    },
+    async stop() {
       clearInterval(timer);
       await flush();
-      await listener.stop();
     },
   };
 }
