@@ -4,6 +4,12 @@ import { startTestGateway, type TestGateway } from './gateway.ts';
 import { processEnv, spawnGateway } from './process.ts';
 import type { Clock } from '../../gateway/src/clock.ts';
 
+/**
+ * The injectable clock the KYC suites move to cross expiries and backoffs. Re-exported here because the
+ * suites beside the plugin may import nothing of the core but its plugin API.
+ */
+export { createManualClock } from '../../gateway/src/clock.ts';
+
 export interface KycTenant {
   id: string;
   name: string;

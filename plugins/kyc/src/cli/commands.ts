@@ -7,7 +7,9 @@ import {
   usageError,
 } from '../../../../gateway/src/plugin-api.ts';
 import type { KycEnv } from '../config.ts';
-import { createTenantService, keyView, tenantView } from '../service/tenants.ts';
+import { QUOTA_PERIODS } from '../domain/quota-period.ts';
+import { createTenantService } from '../service/tenant-service.ts';
+import { keyView, tenantView } from '../service/tenants.ts';
 import { webhookTargets } from '../webhooks/webhook-targets.ts';
 
 const CLI = { actor: 'cli' };
@@ -21,6 +23,11 @@ async function guarded(ctx: CommandContext<KycEnv>, command: string, work: () =>
     ctx.io.stderr.write(`gatehouse ${command}: ${err.detail} (${err.code})\n`);
     return 1;
   }
+}
+
+/** Every problem with the command's options, as one line: `--quota: ...; --period: ...`. */
+function optionProblems(error: z.ZodError): string {
+  return error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ');
 }
 
 const services = (ctx: CommandContext<KycEnv>) =>
@@ -48,7 +55,7 @@ export const tenantCreateCommand: PluginCommand<KycEnv> = {
       .object({
         name: z.string().trim().min(1).max(200),
         quota: z.coerce.number().int().min(0).max(100_000_000).default(0),
-        period: z.enum(['day', 'month', 'lifetime']).default('month'),
+        period: z.enum(QUOTA_PERIODS).default('month'),
         webhookUrl: z.url({ protocol: /^https?$/ }).optional(),
       })
       .safeParse({
@@ -58,11 +65,7 @@ export const tenantCreateCommand: PluginCommand<KycEnv> = {
         webhookUrl: values['webhook-url'],
       });
     if (!parsed.success) {
-      return usageError(
-        ctx.io,
-        command,
-        parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '),
-      );
+      return usageError(ctx.io, command, optionProblems(parsed.error));
     }
     const input = {
       name: parsed.data.name,
@@ -111,11 +114,7 @@ export const keyCreateCommand: PluginCommand<KycEnv> = {
       })
       .safeParse({ tenant: values.tenant, label: values.label, expiresAt: values['expires-at'] });
     if (!parsed.success) {
-      return usageError(
-        ctx.io,
-        command,
-        parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '),
-      );
+      return usageError(ctx.io, command, optionProblems(parsed.error));
     }
     return guarded(ctx, command, async () => {
       const { key, row } = await services(ctx).createKey(

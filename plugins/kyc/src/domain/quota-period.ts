@@ -1,4 +1,6 @@
-import type { QuotaPeriod } from '../store/tenant-store.ts';
+/** How long a tenant's quota lasts before it starts again: a UTC day, a UTC month, or for ever. */
+export const QUOTA_PERIODS = ['day', 'month', 'lifetime'] as const;
+export type QuotaPeriod = (typeof QUOTA_PERIODS)[number];
 
 /** The UTC period a moment falls in: the day, the month, or all time (from the epoch, no end). */
 export function periodOf(kind: QuotaPeriod, at: Date): { start: Date; end: Date | null } {

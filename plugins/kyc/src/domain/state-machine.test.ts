@@ -19,7 +19,7 @@ const ALLOWED: Array<[VerificationStatus, VerificationStatus]> = [
   ['needs_review', 'rejected'],
 ];
 
-describe('verification state machine (DECISIONS.md, "Verification states")', () => {
+describe('verification state machine (README, "Statuses")', () => {
   it('allows exactly the documented transitions', () => {
     for (const from of VERIFICATION_STATUSES) {
       for (const to of VERIFICATION_STATUSES) {

@@ -1,5 +1,5 @@
 /**
- * The verification lifecycle (DECISIONS.md, "Verification states"):
+ * The verification lifecycle (README, "Statuses"):
  *
  *   pending → processing → approved | rejected | needs_review
  *   needs_review → approved | rejected

@@ -1,6 +1,6 @@
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiResponseObject } from 'zod-openapi';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { coreErrors, type GatewayError, toProblem } from '../../../../gateway/src/plugin-api.ts';
 import {
   IDEMPOTENCY_KEY_PATTERN,
@@ -9,7 +9,7 @@ import {
   UsageSchema,
   VerificationIdParamsSchema,
   VerificationSchema,
-} from '../api/schemas.ts';
+} from '../domain/api-schemas.ts';
 import { kycErrors } from '../errors.ts';
 
 export type OpenApiDocument = ReturnType<typeof createDocument>;
@@ -47,7 +47,7 @@ const RetryAfter = z.int().meta({
   header: { id: 'Retry-After' },
 });
 
-/** Sent on every response to a request whose API key was accepted (`api/key-auth.ts`). */
+/** Sent on every response to a request whose API key was accepted (`routes/api-key-authentication.ts`). */
 const rateLimitHeaders = {
   'RateLimit-Limit': RateLimitLimit,
   'RateLimit-Remaining': RateLimitRemaining,
@@ -57,7 +57,7 @@ const rateLimitHeaders = {
 
 /**
  * Documentation-only: the route checks this header against the same pattern by hand
- * (`api/tenant-routes.ts`), so the document and the check cannot disagree on what a valid key is.
+ * (`routes/tenant-routes.ts`), so the document and the check cannot disagree on what a valid key is.
  */
 const IdempotencyKeyHeader = z
   .string()
@@ -108,8 +108,8 @@ const rateLimited = problem(
 const internal = problem([coreErrors.create('internal')]);
 
 /**
- * The public KYC API as an OpenAPI 3.1 document (DECISIONS.md, "Identity verification": "generated from
- * the same zod schemas that validate requests"). Pure: the routes build it once and serve the JSON.
+ * The public KYC API as an OpenAPI 3.1 document, built from the same zod schemas that validate requests
+ * (README, "API document and explorer"). Pure: the routes build it once and serve the JSON.
  * The admin routes under /api/v1/admin/kyc are internal and stay out.
  */
 export function buildOpenApiDocument(): OpenApiDocument {
@@ -144,94 +144,100 @@ export function buildOpenApiDocument(): OpenApiDocument {
         },
       },
       paths: {
-        '/api/v1/kyc/initiate': {
-          post: {
-            operationId: 'initiateVerification',
-            tags: ['Verifications'],
-            summary: 'Start a verification',
-            description:
-              'Starts a verification of one subject. A live tenant consumes one unit of its billable ' +
-              'quota; a sandbox tenant never does.',
-            requestParams: { header: z.object({ 'Idempotency-Key': IdempotencyKeyHeader.optional() }) },
-            requestBody: {
-              required: true,
-              content: { 'application/json': { schema: InitiateRequestSchema } },
-            },
-            responses: {
-              '201': {
-                description: 'The verification was started (or, with `Idempotent-Replayed`, replayed).',
-                headers: z.object({
-                  Location: z.string().meta({
-                    description: 'Where to read the verification.',
-                    example: '/api/v1/kyc/0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77',
-                  }),
-                  'Idempotent-Replayed': z
-                    .enum(['true'])
-                    .optional()
-                    .meta({ description: 'Present when this answers an earlier request with the same key.' }),
-                  ...rateLimitHeaders,
-                }),
-                content: { 'application/json': { schema: VerificationSchema } },
-              },
-              '400': problem([
-                validationFailed(
-                  'body.subjectExternalRef',
-                  'Too small: expected string to have >=1 characters',
-                ),
-                coreErrors.create('request.malformed_json'),
-                kycErrors.create('kyc.idempotency_key.invalid'),
-              ]),
-              '401': unauthorized,
-              '402': problem([kycErrors.create('kyc.quota_exhausted')]),
-              '413': problem([coreErrors.create('request.too_large')]),
-              '422': problem([kycErrors.create('kyc.idempotency_mismatch')]),
-              '429': rateLimited,
-              '500': internal,
-            },
-          },
-        },
-        '/api/v1/kyc/usage': {
-          get: {
-            operationId: 'getUsage',
-            tags: ['Usage'],
-            summary: 'Read the quota usage of your tenant',
-            responses: {
-              '200': {
-                description: 'Consumption in the current quota period.',
-                headers: z.object(rateLimitHeaders),
-                content: { 'application/json': { schema: UsageSchema } },
-              },
-              '401': unauthorized,
-              '429': rateLimited,
-              '500': internal,
-            },
-          },
-        },
-        '/api/v1/kyc/{id}': {
-          get: {
-            operationId: 'getVerification',
-            tags: ['Verifications'],
-            summary: 'Read a verification',
-            description: 'The verification with its status and complete history. Only your own tenant’s.',
-            requestParams: { path: VerificationIdParamsSchema },
-            responses: {
-              '200': {
-                description: 'The verification.',
-                headers: z.object(rateLimitHeaders),
-                content: { 'application/json': { schema: VerificationSchema } },
-              },
-              '400': problem([validationFailed('params.id', 'must be a verification id')]),
-              '401': unauthorized,
-              '404': problem([kycErrors.create('kyc.verification.not_found')]),
-              '429': rateLimited,
-              '500': internal,
-            },
-          },
-        },
+        '/api/v1/kyc/initiate': { post: initiateOperation() },
+        '/api/v1/kyc/usage': { get: usageOperation() },
+        '/api/v1/kyc/{id}': { get: statusOperation() },
       },
     },
     { override: openResponseObjects },
   );
+}
+
+/** POST /api/v1/kyc/initiate: start a verification. */
+function initiateOperation(): ZodOpenApiOperationObject {
+  return {
+    operationId: 'initiateVerification',
+    tags: ['Verifications'],
+    summary: 'Start a verification',
+    description:
+      'Starts a verification of one subject. A live tenant consumes one unit of its billable ' +
+      'quota; a sandbox tenant never does.',
+    requestParams: { header: z.object({ 'Idempotency-Key': IdempotencyKeyHeader.optional() }) },
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: InitiateRequestSchema } },
+    },
+    responses: {
+      '201': {
+        description: 'The verification was started (or, with `Idempotent-Replayed`, replayed).',
+        headers: z.object({
+          Location: z.string().meta({
+            description: 'Where to read the verification.',
+            example: '/api/v1/kyc/0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77',
+          }),
+          'Idempotent-Replayed': z
+            .enum(['true'])
+            .optional()
+            .meta({ description: 'Present when this answers an earlier request with the same key.' }),
+          ...rateLimitHeaders,
+        }),
+        content: { 'application/json': { schema: VerificationSchema } },
+      },
+      '400': problem([
+        validationFailed('body.subjectExternalRef', 'Too small: expected string to have >=1 characters'),
+        coreErrors.create('request.malformed_json'),
+        kycErrors.create('kyc.idempotency_key.invalid'),
+      ]),
+      '401': unauthorized,
+      '402': problem([kycErrors.create('kyc.quota_exhausted')]),
+      '413': problem([coreErrors.create('request.too_large')]),
+      '422': problem([kycErrors.create('kyc.idempotency_mismatch')]),
+      '429': rateLimited,
+      '500': internal,
+    },
+  };
+}
+
+/** GET /api/v1/kyc/usage: the quota usage of the key's tenant. */
+function usageOperation(): ZodOpenApiOperationObject {
+  return {
+    operationId: 'getUsage',
+    tags: ['Usage'],
+    summary: 'Read the quota usage of your tenant',
+    responses: {
+      '200': {
+        description: 'Consumption in the current quota period.',
+        headers: z.object(rateLimitHeaders),
+        content: { 'application/json': { schema: UsageSchema } },
+      },
+      '401': unauthorized,
+      '429': rateLimited,
+      '500': internal,
+    },
+  };
+}
+
+/** GET /api/v1/kyc/{id}: read a verification. */
+function statusOperation(): ZodOpenApiOperationObject {
+  return {
+    operationId: 'getVerification',
+    tags: ['Verifications'],
+    summary: 'Read a verification',
+    description: 'The verification with its status and complete history. Only your own tenant’s.',
+    requestParams: { path: VerificationIdParamsSchema },
+    responses: {
+      '200': {
+        description: 'The verification.',
+        headers: z.object(rateLimitHeaders),
+        content: { 'application/json': { schema: VerificationSchema } },
+      },
+      '400': problem([validationFailed('params.id', 'must be a verification id')]),
+      '401': unauthorized,
+      '404': problem([kycErrors.create('kyc.verification.not_found')]),
+      '429': rateLimited,
+      '500': internal,
+    },
+  };
 }
 
 /**

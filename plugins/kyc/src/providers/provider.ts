@@ -10,7 +10,7 @@ export interface ProviderStep {
 }
 
 /**
- * A verification provider (issue 5, point 3): the service that actually checks a subject. The worker
+ * A verification provider (README, "Design"): the service that actually checks a subject. The worker
  * calls `start` for a new (`pending`) verification and `poll` for a `processing` one whose check is
  * due; a provider that calls back instead returns `nextCheckAt: null` and its callback route hands the
  * outcome to `VerificationService.decide`, as a reviewer's decision does. Every step goes through the

@@ -8,7 +8,7 @@ const OUTCOMES: ReadonlyArray<[suffix: string, decision: Decision]> = [
 ];
 
 /**
- * The sandbox provider (DECISIONS.md, "Sandbox outcomes"): deterministic, and asynchronous like a real
+ * The sandbox provider (README, "Sandbox"): deterministic, and asynchronous like a real
  * one. It accepts the verification at once (`processing`) and decides `delayMs` later from the suffix of
  * `subjectExternalRef`: `-approve`, `-reject`, `-review`; any other reference stays `processing` until a
  * reviewer decides.

@@ -1,4 +1,5 @@
 import type { Clock, Database } from '../../../../gateway/src/plugin-api.ts';
+import { rateWindowStore } from '../store/rate-window-store.ts';
 
 export interface RateDecision {
   allowed: boolean;
@@ -49,18 +50,14 @@ export function createRateLimiter(deps: {
   const lease = async (keyId: string, state: KeyState): Promise<void> => {
     const left = deps.limit - state.leased;
     const want = Math.max(1, Math.min(100, Math.floor(left / 8)));
-    const { rows } = await deps.db.query<{ leased: number; last_grant: number }>(
-      `INSERT INTO kyc_rate_windows AS w (key_id, window_start, leased, last_grant)
-       VALUES ($1, $2, LEAST($3::int, $4::int), LEAST($3::int, $4::int))
-       ON CONFLICT (key_id, window_start) DO UPDATE
-         SET leased = LEAST(w.leased + $3::int, $4::int),
-             last_grant = LEAST(w.leased + $3::int, $4::int) - w.leased
-       RETURNING leased, last_grant`,
-      [keyId, new Date(state.windowStart), want, deps.limit],
-    );
-    const row = rows[0] as { leased: number; last_grant: number };
-    state.tokens += row.last_grant;
-    state.leased = row.leased;
+    const result = await rateWindowStore.lease(deps.db.pool, {
+      keyId,
+      windowStart: new Date(state.windowStart),
+      want,
+      limit: deps.limit,
+    });
+    state.tokens += result.granted;
+    state.leased = result.leased;
   };
 
   const take = (keyId: string): RateDecision | Promise<RateDecision> => {

@@ -1,20 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditWriter, Clock, Database } from '../../../../gateway/src/plugin-api.ts';
-import { periodOf } from '../domain/quota-period.ts';
+import { auditRecord, type Actor } from '../domain/actor.ts';
+import { periodOf, type QuotaPeriod } from '../domain/quota-period.ts';
 import { kycErrors } from '../errors.ts';
 import { keyStore, type ApiKeyRow } from '../store/key-store.ts';
 import { quotaStore } from '../store/quota-store.ts';
-import { tenantStore, type QuotaPeriod, type TenantRow } from '../store/tenant-store.ts';
+import { tenantStore, type TenantRow } from '../store/tenant-store.ts';
 import { verificationStore } from '../store/verification-store.ts';
 import type { WebhookTargets } from '../webhooks/webhook-targets.ts';
-import { generateKey, notifyKeyChange } from './api-keys.ts';
-
-/** Who made a change, for the audit row: `cli` or the staff member's user id. */
-export interface Actor {
-  actor: string;
-  requestId?: string | null;
-  ip?: string | null;
-}
 
 export interface NewTenant {
   name: string;
@@ -22,6 +15,22 @@ export interface NewTenant {
   quotaLimit: number;
   quotaPeriod: QuotaPeriod;
   webhookUrl: string | null;
+}
+
+export interface TenantChanges {
+  name?: string;
+  quotaLimit?: number;
+  quotaPeriod?: QuotaPeriod;
+  webhookUrl?: string | null;
+}
+
+/** What tenant and key management work with. */
+export interface TenantDeps {
+  db: Database;
+  clock: Clock;
+  audit: Pick<AuditWriter, 'write'>;
+  /** Where webhook URLs may point (webhooks/webhook-targets.ts); checked before anything is written. */
+  webhookTargets: Pick<WebhookTargets, 'checkUrl'>;
 }
 
 /** A tenant as admins see it: never the webhook secret (it is shown once, when set). */
@@ -51,143 +60,73 @@ export function keyView(key: ApiKeyRow) {
   };
 }
 
-/**
- * Tenant and API-key management (issue 5, point 1), shared by the admin routes and the CLI so both
- * write the same rows, audit the same events and tell every replica's key cache.
- */
-export function createTenantService(deps: {
-  db: Database;
-  clock: Clock;
-  audit: Pick<AuditWriter, 'write'>;
-  /** Where webhook URLs may point (webhooks/webhook-targets.ts); checked before anything is written. */
-  webhookTargets: Pick<WebhookTargets, 'checkUrl'>;
-}) {
-  const { db, clock } = deps;
-  const audit = (who: Actor, kind: string, payload: Record<string, unknown>) =>
-    deps.audit.write({
-      kind,
-      actor: who.actor,
-      requestId: who.requestId ?? null,
-      ip: who.ip ?? null,
-      payload,
-    });
-
-  const found = async (id: string) => {
-    const tenant = await tenantStore.findById(db.pool, id);
-    if (!tenant) throw kycErrors.create('kyc.tenant.not_found');
-    return tenant;
-  };
-
-  return {
-    async create(input: NewTenant, who: Actor) {
-      if (input.webhookUrl) await deps.webhookTargets.checkUrl(input.webhookUrl);
-      const webhookSecret = input.webhookUrl ? newWebhookSecret() : null;
-      const tenant = await tenantStore.insert(
-        db.pool,
-        {
-          ...input,
-          provider: input.sandbox ? 'sandbox' : 'manual',
-          webhookSecret,
-        },
-        clock.now(),
-      );
-      await audit(who, 'kyc.tenant.created', {
-        tenantId: tenant.id,
-        name: tenant.name,
-        sandbox: tenant.sandbox,
-        quotaLimit: tenant.quotaLimit,
-        quotaPeriod: tenant.quotaPeriod,
-      });
-      return { tenant, webhookSecret };
-    },
-
-    get: found,
-    list: () => tenantStore.list(db.pool),
-
-    async update(
-      id: string,
-      changes: { name?: string; quotaLimit?: number; quotaPeriod?: QuotaPeriod; webhookUrl?: string | null },
-      who: Actor,
-    ) {
-      if (changes.webhookUrl) await deps.webhookTargets.checkUrl(changes.webhookUrl);
-      const webhookSecret = changes.webhookUrl ? newWebhookSecret() : null;
-      const tenant = await db.transaction(async (tx) => {
-        const updated = await tenantStore.update(
-          tx,
-          id,
-          {
-            ...changes,
-            ...('webhookUrl' in changes ? { webhookUrl: changes.webhookUrl ?? null, webhookSecret } : {}),
-          },
-          clock.now(),
-        );
-        if (!updated) throw kycErrors.create('kyc.tenant.not_found');
-        const notify = notifyKeyChange({ tenantId: id });
-        await tx.query(notify.text, notify.values);
-        return updated;
-      });
-      await audit(who, 'kyc.tenant.updated', {
-        tenantId: id,
-        changed: Object.keys(changes),
-      });
-      return { tenant, webhookSecret };
-    },
-
-    async usage(id: string) {
-      const tenant = await found(id);
-      return usageOf(db, tenant, clock.now());
-    },
-
-    async createKey(tenantId: string, input: { label: string | null; expiresAt: Date | null }, who: Actor) {
-      const tenant = await found(tenantId);
-      const fresh = generateKey(tenant.sandbox);
-      const row = await keyStore.insert(
-        db.pool,
-        {
-          tenantId,
-          hash: fresh.hash,
-          displayPrefix: fresh.displayPrefix,
-          label: input.label,
-          expiresAt: input.expiresAt,
-        },
-        clock.now(),
-      );
-      await audit(who, 'api.auth.api_key_created', {
-        tenantId,
-        keyId: row.id,
-        displayPrefix: row.displayPrefix,
-        expiresAt: row.expiresAt?.toISOString() ?? null,
-      });
-      return { key: fresh.key, row };
-    },
-
-    listKeys: async (tenantId: string) => {
-      await found(tenantId);
-      return keyStore.listForTenant(db.pool, tenantId);
-    },
-
-    async revokeKey(keyId: string, who: Actor) {
-      const row = await db.transaction(async (tx) => {
-        const revoked = await keyStore.revoke(tx, keyId, clock.now());
-        if (!revoked) throw kycErrors.create('kyc.api_key.not_found');
-        const notify = notifyKeyChange({ keyId });
-        await tx.query(notify.text, notify.values);
-        return revoked;
-      });
-      await audit(who, 'api.auth.api_key_revoked', {
-        tenantId: row.tenantId,
-        keyId: row.id,
-        displayPrefix: row.displayPrefix,
-      });
-      return row;
-    },
-  };
+/** The tenant with this id; 404 `kyc.tenant.not_found` when there is none. */
+export async function findTenant(deps: Pick<TenantDeps, 'db'>, id: string): Promise<TenantRow> {
+  const tenant = await tenantStore.findById(deps.db.pool, id);
+  if (!tenant) throw kycErrors.create('kyc.tenant.not_found');
+  return tenant;
 }
 
-export type TenantService = ReturnType<typeof createTenantService>;
+/** A new tenant; with a webhook URL, its signing secret too (answered once, never shown again). */
+export async function createTenant(deps: TenantDeps, input: NewTenant, who: Actor) {
+  if (input.webhookUrl) await deps.webhookTargets.checkUrl(input.webhookUrl);
+  const webhookSecret = input.webhookUrl ? newWebhookSecret() : null;
+  const tenant = await tenantStore.insert(
+    deps.db.pool,
+    { ...input, provider: input.sandbox ? 'sandbox' : 'manual', webhookSecret },
+    deps.clock.now(),
+  );
+  await deps.audit.write(
+    auditRecord(who, 'kyc.tenant.created', {
+      tenantId: tenant.id,
+      name: tenant.name,
+      sandbox: tenant.sandbox,
+      quotaLimit: tenant.quotaLimit,
+      quotaPeriod: tenant.quotaPeriod,
+    }),
+  );
+  return { tenant, webhookSecret };
+}
+
+/**
+ * Changes a tenant; setting the webhook URL issues a new secret. Every replica's key cache drops the
+ * tenant's keys when the change commits, so requests see the tenant as it is now.
+ */
+export async function updateTenant(deps: TenantDeps, id: string, changes: TenantChanges, who: Actor) {
+  if (changes.webhookUrl) await deps.webhookTargets.checkUrl(changes.webhookUrl);
+  const webhookSecret = changes.webhookUrl ? newWebhookSecret() : null;
+  const tenant = await deps.db.transaction(async (tx) => {
+    const updated = await tenantStore.update(
+      tx,
+      id,
+      {
+        ...changes,
+        ...('webhookUrl' in changes ? { webhookUrl: changes.webhookUrl ?? null, webhookSecret } : {}),
+      },
+      deps.clock.now(),
+    );
+    if (!updated) throw kycErrors.create('kyc.tenant.not_found');
+    await keyStore.notifyChange(tx, { tenantId: id });
+    return updated;
+  });
+  await deps.audit.write(
+    auditRecord(who, 'kyc.tenant.updated', { tenantId: id, changed: Object.keys(changes) }),
+  );
+  return { tenant, webhookSecret };
+}
 
 function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * The consumption of the tenant an API key belongs to (GET /api/v1/kyc/usage). A tenant gone since the
+ * key was checked makes the key invalid.
+ */
+export async function usageOfKeyTenant(deps: { db: Database; clock: Clock }, tenantId: string) {
+  const tenant = await tenantStore.findById(deps.db.pool, tenantId);
+  if (!tenant) throw kycErrors.create('kyc.api_key.invalid');
+  return usageOf(deps.db, tenant, deps.clock.now());
 }
 
 /** The tenant's consumption in the current period (GET /api/v1/kyc/usage and the admin API). */

@@ -6,9 +6,7 @@ import {
   type Listener,
   type Logger,
 } from '../../../../gateway/src/plugin-api.ts';
-
-/** NOTIFY channel: a verification changed status (payload: its id). Sent by every transition. */
-export const VERIFICATION_CHANNEL = 'kyc_verification_changed';
+import { VERIFICATION_CHANNEL } from '../domain/change-channels.ts';
 
 export interface VerificationCache {
   /** The cached JSON of a tenant's verification, or what `load` returns (cached when still current). */
@@ -20,7 +18,7 @@ export interface VerificationCache {
 
 /**
  * Status reads are what tenants poll; this keeps the serialized view of recently read verifications in
- * memory so a poll costs no query (issue 5's benchmark: status reads at ≥ 0.5× bare Express).
+ * memory so a poll costs no query (ADR 0005: status reads at ≥ 0.5× bare Express).
  *
  * Correctness rests on `kyc_verification_changed`: every transition NOTIFYs it in its transaction, so
  * every replica drops the entry when the change commits. The cache is used only while the LISTEN

@@ -1,6 +1,4 @@
-import type pg from 'pg';
-
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+import type { Queryable } from './sql.ts';
 
 export interface StoredResponse {
   requestHash: Buffer;

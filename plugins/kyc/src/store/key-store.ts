@@ -1,7 +1,6 @@
-import type pg from 'pg';
+import type { Queryable } from './sql.ts';
+import { KEY_CHANNEL, keyChangePayload, type KeyChange } from '../domain/change-channels.ts';
 import type { TenantRow } from './tenant-store.ts';
-
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 export interface ApiKeyRow {
   id: string;
@@ -99,5 +98,10 @@ export const keyStore = {
       `UPDATE kyc_api_keys SET last_used_at = GREATEST(COALESCE(last_used_at, $2), $2) WHERE id = ANY($1::uuid[])`,
       [ids, now],
     );
+  },
+
+  /** Tells every replica to drop a cached key or tenant; run it inside the changing transaction. */
+  async notifyChange(db: Queryable, target: KeyChange): Promise<void> {
+    await db.query(`SELECT pg_notify('${KEY_CHANNEL}', $1)`, [keyChangePayload(target)]);
   },
 };

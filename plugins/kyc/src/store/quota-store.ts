@@ -1,6 +1,4 @@
-import type pg from 'pg';
-
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+import type { Queryable } from './sql.ts';
 
 /** kyc_quota_usage (migrations/kyc/0001). */
 export const quotaStore = {

@@ -1,6 +1,5 @@
-import type pg from 'pg';
-
-export type QuotaPeriod = 'day' | 'month' | 'lifetime';
+import type { QuotaPeriod } from '../domain/quota-period.ts';
+import type { Queryable } from './sql.ts';
 
 export interface TenantRow {
   id: string;
@@ -14,8 +13,6 @@ export interface TenantRow {
   createdAt: Date;
   updatedAt: Date;
 }
-
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 const COLUMNS = `id, name, sandbox, provider, quota_limit AS "quotaLimit", quota_period AS "quotaPeriod",
   webhook_url AS "webhookUrl", webhook_secret AS "webhookSecret", created_at AS "createdAt",

@@ -1,9 +1,8 @@
-import type pg from 'pg';
+import { isoText, type Queryable } from './sql.ts';
+import { VERIFICATION_CHANNEL } from '../domain/change-channels.ts';
 import type { VerificationStatus } from '../domain/state-machine.ts';
-import type { VerificationView } from '../api/schemas.ts';
+import type { VerificationView } from '../domain/api-schemas.ts';
 import type { VerificationType } from '../domain/verification-types.ts';
-
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 export interface VerificationRow {
   id: string;
@@ -26,21 +25,19 @@ const COLUMNS = `id, tenant_id AS "tenantId", type, subject_external_ref AS "sub
   sandbox, provider, billable, decision_reason AS "decisionReason", next_check_at AS "nextCheckAt",
   expires_at AS "expiresAt", created_at AS "createdAt", updated_at AS "updatedAt", decided_at AS "decidedAt"`;
 
-const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-
 /** The public view in one query: the row and its history as JSON, timestamps already in ISO-8601 UTC. */
 const VIEW_SELECT = `
   SELECT json_build_object(
     'id', v.id, 'type', v.type, 'subjectExternalRef', v.subject_external_ref, 'status', v.status,
     'sandbox', v.sandbox, 'decisionReason', v.decision_reason,
-    'createdAt', to_char(v.created_at AT TIME ZONE 'UTC', ${ISO}),
-    'updatedAt', to_char(v.updated_at AT TIME ZONE 'UTC', ${ISO}),
-    'decidedAt', to_char(v.decided_at AT TIME ZONE 'UTC', ${ISO}),
-    'expiresAt', to_char(v.expires_at AT TIME ZONE 'UTC', ${ISO}),
+    'createdAt', ${isoText('v.created_at')},
+    'updatedAt', ${isoText('v.updated_at')},
+    'decidedAt', ${isoText('v.decided_at')},
+    'expiresAt', ${isoText('v.expires_at')},
     'history', COALESCE((
       SELECT json_agg(json_build_object(
                'from', e.from_status, 'to', e.to_status, 'reason', e.reason,
-               'at', to_char(e.at AT TIME ZONE 'UTC', ${ISO})) ORDER BY e.id)
+               'at', ${isoText('e.at')}) ORDER BY e.id)
         FROM kyc_verification_events e WHERE e.verification_id = v.id), '[]'::json)
   ) AS view
   FROM kyc_verifications v`;
@@ -160,6 +157,16 @@ export const verificationStore = {
         WHERE id = $1`,
       [id, change.status, change.decisionReason, change.decidedAt, change.nextCheckAt, change.at],
     );
+  },
+
+  /** Sets when the worker next asks the provider; null: never by itself (a callback or a reviewer decides). */
+  async setNextCheck(db: Queryable, id: string, nextCheckAt: Date | null): Promise<void> {
+    await db.query('UPDATE kyc_verifications SET next_check_at = $2 WHERE id = $1', [id, nextCheckAt]);
+  },
+
+  /** Tells every replica's cache that the verification changed; run it inside the changing transaction. */
+  async notifyChanged(db: Queryable, id: string): Promise<void> {
+    await db.query(`SELECT pg_notify('${VERIFICATION_CHANNEL}', $1)`, [id]);
   },
 
   /** Initiations of a tenant since `from` (all, and those that consumed quota). */

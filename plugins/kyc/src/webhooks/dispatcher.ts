@@ -1,33 +1,31 @@
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { Counter, type Registry } from 'prom-client';
-import type { Clock, Database, Logger } from '../../../../gateway/src/plugin-api.ts';
+import type { Database, Logger } from '../../../../gateway/src/plugin-api.ts';
 import type { WorkerTask } from '../service/worker.ts';
+import { deliveryStore, type ClaimedDelivery, type DeliveryStatus } from '../store/delivery-store.ts';
 import { backoffDelayMs } from './backoff.ts';
-import { deliveryStore, type ClaimedDelivery, type DeliveryStatus } from './delivery-store.ts';
-import { SIGNATURE_HEADER, signWebhook } from './signature.ts';
-import { NonPublicTargetError, type WebhookTargets } from './webhook-targets.ts';
+import { sendDelivery, type AttemptResult, type SendDeps } from './send-delivery.ts';
 
 /** Beyond the HTTP timeout, how long a claimed delivery stays with its worker before others may retry. */
 const LEASE_MARGIN_MS = 60_000;
-/** Error texts are the receiver's business, not ours to store in bulk. */
-const MAX_ERROR_LENGTH = 500;
 
-interface AttemptResult {
-  httpStatus: number | null;
-  error: string | null;
-  durationMs: number;
-  /** No retry can succeed (the target is not allowed): the delivery fails now. */
-  final?: boolean;
+interface DispatcherDeps extends SendDeps {
+  db: Database;
+  logger: Logger;
+  maxAttempts: number;
+}
+
+/** Where an attempt leaves its delivery. */
+interface Outcome {
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
 }
 
 /**
- * The outbox's send side (issue 5, point 7), a worker task: claims due deliveries, POSTs each signed body
- * to the tenant's current URL, and records the attempt. 2xx means delivered; any other status, a network
- * error or a timeout schedules the next attempt with backoff (backoff.ts), until KYC_WEBHOOK_MAX_ATTEMPTS
- * attempts since the delivery was (re)queued have failed: then it is `failed`, and only a manual resend
- * sends it again.
+ * The outbox's send side, a worker task (README, "Retries and order"): claims due deliveries, POSTs each
+ * signed body to the tenant's current URL (send-delivery.ts), and records the attempt. 2xx means delivered;
+ * any other status, a network error or a timeout schedules the next attempt with backoff (backoff.ts),
+ * until KYC_WEBHOOK_MAX_ATTEMPTS attempts since the delivery was (re)queued have failed: then it is
+ * `failed`, and only a manual resend sends it again.
  *
  * No transaction is held across the HTTP call: a receiver may take up to the timeout to answer, and an
  * open transaction would hold a pooled connection and row locks that long, per delivery. Instead the
@@ -37,104 +35,26 @@ interface AttemptResult {
  * process dies mid-flight, the lease runs out and any replica tries again. Delivery is therefore at least
  * once: receivers deduplicate on the delivery id.
  */
-export function createWebhookDispatcher(deps: {
-  db: Database;
-  clock: Clock;
-  logger: Logger;
-  metrics: Registry;
-  timeoutMs: number;
-  maxAttempts: number;
-  /** Where deliveries may connect: each attempt resolves and checks the host, and connects to what it checked. */
-  targets: Pick<WebhookTargets, 'lookup' | 'checkLiteral'>;
-  batch: number;
-}): WorkerTask {
-  const { db, clock, logger } = deps;
+export function createWebhookDispatcher(
+  deps: DispatcherDeps & { metrics: Registry; batch: number },
+): WorkerTask {
   const attempts = new Counter({
     name: 'gatehouse_kyc_webhook_attempts_total',
     help: 'KYC webhook delivery attempts by outcome (delivered, retry, failed)',
     labelNames: ['outcome'] as const,
     registers: [deps.metrics],
   });
-
-  const post = async (delivery: ClaimedDelivery): Promise<AttemptResult> => {
-    if (delivery.url === null || delivery.secret === null) {
-      return { httpStatus: null, error: 'the tenant has no webhook URL any more', durationMs: 0 };
-    }
-    const timestamp = Math.floor(clock.nowMs() / 1000);
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    try {
-      const url = new URL(delivery.url);
-      deps.targets.checkLiteral(url);
-      const status = await postOnce(url, {
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'Gatehouse-Webhooks/1',
-          [SIGNATURE_HEADER]: signWebhook(delivery.secret, delivery.body, timestamp),
-          'gatehouse-delivery': delivery.id,
-          'gatehouse-event': delivery.eventType,
-        },
-        body: delivery.body,
-        lookup: deps.targets.lookup,
-        timeoutMs: deps.timeoutMs,
-      });
-      const ok = status >= 200 && status < 300;
-      return { httpStatus: status, error: ok ? null : `HTTP ${status}`, durationMs: elapsed() };
-    } catch (err) {
-      return {
-        httpStatus: null,
-        error: describeFailure(err, deps.timeoutMs),
-        durationMs: elapsed(),
-        final: err instanceof NonPublicTargetError,
-      };
-    }
-  };
-
   const attempt = async (delivery: ClaimedDelivery): Promise<void> => {
-    const result = await post(delivery);
-    const now = clock.now();
-    const failures = delivery.attempt - delivery.queuedAtAttempt;
-    let status: DeliveryStatus;
-    let nextAttemptAt: Date | null = null;
-    if (result.error === null) status = 'delivered';
-    else if (failures >= deps.maxAttempts || delivery.url === null || result.final === true)
-      status = 'failed';
-    else {
-      status = 'pending';
-      nextAttemptAt = new Date(now.getTime() + backoffDelayMs(failures));
-    }
-    const settled = await deliveryStore.settle(db.pool, {
-      id: delivery.id,
-      attempt: delivery.attempt,
-      ...result,
-      status,
-      nextAttemptAt,
-      at: now,
-    });
+    const status = await attemptDelivery(deps, delivery);
     attempts.inc({ outcome: status === 'pending' ? 'retry' : status });
-    // Never the URL (it may carry a token), the secret or the signature.
-    const fields = {
-      deliveryId: delivery.id,
-      verificationId: delivery.verificationId,
-      tenantId: delivery.tenantId,
-      attempt: delivery.attempt,
-      httpStatus: result.httpStatus,
-      durationMs: result.durationMs,
-      ...(result.error === null ? {} : { error: result.error }),
-      ...(nextAttemptAt ? { nextAttemptAt: nextAttemptAt.toISOString() } : {}),
-      ...(settled ? {} : { superseded: true }),
-    };
-    if (status === 'delivered') logger.info(fields, 'kyc webhook delivered');
-    else if (status === 'pending') logger.info(fields, 'kyc webhook attempt failed; will retry');
-    else logger.warn(fields, 'kyc webhook failed; no more automatic attempts');
   };
 
   return {
     name: 'webhook deliveries',
     async run() {
-      const now = clock.now();
+      const now = deps.clock.now();
       const leaseUntil = new Date(now.getTime() + deps.timeoutMs + LEASE_MARGIN_MS);
-      const claimed = await deliveryStore.claimDue(db.pool, now, leaseUntil, deps.batch);
+      const claimed = await deliveryStore.claimDue(deps.db.pool, now, leaseUntil, deps.batch);
       // In parallel: one slow receiver costs the pass one timeout, not one per delivery.
       const results = await Promise.allSettled(claimed.map(attempt));
       const failed = results.find((r) => r.status === 'rejected');
@@ -145,50 +65,60 @@ export function createWebhookDispatcher(deps: {
   };
 }
 
-/**
- * One POST over node:http(s), answering the response status. The connection gets its address from
- * `lookup` (the target check), never from a second resolution. Redirects are not followed: a redirect is
- * not an answer, and following it would send a signed body somewhere the tenant did not register. The
- * answer's body is not needed and is discarded.
- */
-function postOnce(
-  url: URL,
-  request: { headers: Record<string, string>; body: string; lookup: LookupFunction; timeoutMs: number },
-): Promise<number> {
-  const transport = url.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = transport.request(
-      url,
-      {
-        method: 'POST',
-        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
-        lookup: request.lookup,
-        agent: false,
-        signal: AbortSignal.timeout(request.timeoutMs),
-      },
-      (res) => {
-        resolve(res.statusCode ?? 0);
-        res.destroy();
-      },
-    );
-    req.on('error', reject);
-    req.end(request.body);
+/** Sends one claimed delivery, settles it, logs how it went, and answers where it left the delivery. */
+async function attemptDelivery(deps: DispatcherDeps, delivery: ClaimedDelivery): Promise<DeliveryStatus> {
+  const result = await sendDelivery(deps, delivery);
+  const now = deps.clock.now();
+  const outcome = outcomeOf(delivery, result, now, deps.maxAttempts);
+  const settled = await deliveryStore.settle(deps.db.pool, {
+    id: delivery.id,
+    attempt: delivery.attempt,
+    ...result,
+    ...outcome,
+    at: now,
   });
+  logAttempt(deps.logger, delivery, result, outcome, settled);
+  return outcome.status;
 }
 
-/** A short, secret-free description of why no HTTP answer came. */
-function describeFailure(err: unknown, timeoutMs: number): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
-    return `no answer within ${timeoutMs} ms`;
+/**
+ * Delivered on success; failed when this round's attempts are used up, the tenant removed its webhook or
+ * the target is refused; otherwise pending again after the backoff.
+ */
+function outcomeOf(
+  delivery: ClaimedDelivery,
+  result: AttemptResult,
+  now: Date,
+  maxAttempts: number,
+): Outcome {
+  const failures = delivery.attempt - delivery.queuedAtAttempt;
+  if (result.error === null) return { status: 'delivered', nextAttemptAt: null };
+  if (failures >= maxAttempts || delivery.url === null || result.final === true) {
+    return { status: 'failed', nextAttemptAt: null };
   }
-  // fetch reports network failures as "fetch failed" with the socket error as its cause (an
-  // AggregateError without message when every address of the host refused).
-  const cause = err instanceof Error ? err.cause : undefined;
-  const message =
-    cause instanceof Error
-      ? cause.message || (cause as NodeJS.ErrnoException).code || cause.name
-      : err instanceof Error
-        ? err.message
-        : String(err);
-  return message.slice(0, MAX_ERROR_LENGTH);
+  return { status: 'pending', nextAttemptAt: new Date(now.getTime() + backoffDelayMs(failures)) };
+}
+
+/** Logs an attempt: never the URL (it may carry a token), the secret or the signature. */
+function logAttempt(
+  logger: Logger,
+  delivery: ClaimedDelivery,
+  result: AttemptResult,
+  outcome: Outcome,
+  settled: boolean,
+): void {
+  const fields = {
+    deliveryId: delivery.id,
+    verificationId: delivery.verificationId,
+    tenantId: delivery.tenantId,
+    attempt: delivery.attempt,
+    httpStatus: result.httpStatus,
+    durationMs: result.durationMs,
+    ...(result.error === null ? {} : { error: result.error }),
+    ...(outcome.nextAttemptAt ? { nextAttemptAt: outcome.nextAttemptAt.toISOString() } : {}),
+    ...(settled ? {} : { superseded: true }),
+  };
+  if (outcome.status === 'delivered') logger.info(fields, 'kyc webhook delivered');
+  else if (outcome.status === 'pending') logger.info(fields, 'kyc webhook attempt failed; will retry');
+  else logger.warn(fields, 'kyc webhook failed; no more automatic attempts');
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { StatusChangeListener } from '../service/verifications.ts';
-import { deliveryStore } from './delivery-store.ts';
+import type { StatusChangeListener } from '../service/verification/transition.ts';
+import { deliveryStore } from '../store/delivery-store.ts';
 import { STATUS_CHANGED_EVENT, statusChangedEvent } from './payload.ts';
 
 /**
- * The outbox's write side (issue 5, point 7): a status-change listener that, when the tenant has a
+ * The outbox's write side (README, "Retries and order"): a status-change listener that, when the tenant has a
  * webhook URL, inserts one pending delivery in the transaction of the change. Sending is the
  * dispatcher's job, later: a rolled-back change leaves no delivery, a committed one always has one,
  * and no HTTP call ever runs inside a verification's transaction.

@@ -1,6 +1,6 @@
 import type { VerificationStatus } from '../domain/state-machine.ts';
 import type { VerificationType } from '../domain/verification-types.ts';
-import type { StatusChange } from '../service/verifications.ts';
+import type { StatusChange } from '../service/verification/transition.ts';
 
 export const STATUS_CHANGED_EVENT = 'verification.status_changed';
 

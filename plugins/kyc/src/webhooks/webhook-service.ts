@@ -1,9 +1,9 @@
 import type { AuditWriter, Clock, Database } from '../../../../gateway/src/plugin-api.ts';
 import { kycErrors } from '../errors.ts';
-import type { Actor } from '../service/tenants.ts';
-import { deliveryStore, type DeliveryView } from './delivery-store.ts';
+import { auditRecord, type Actor } from '../domain/actor.ts';
+import { deliveryStore, type DeliveryView } from '../store/delivery-store.ts';
 
-/** What staff can do with webhook deliveries (issue 5, point 7): look at them, and send one again. */
+/** What staff can do with webhook deliveries (README, "Webhooks"): look at them, and send one again. */
 export function createWebhookService(deps: {
   db: Database;
   clock: Clock;
@@ -33,18 +33,14 @@ export function createWebhookService(deps: {
         return { requeued: row, view: row ? await deliveryStore.view(tx, id) : null };
       });
       if (!requeued || !view) throw kycErrors.create('kyc.webhook.not_found');
-      await deps.audit.write({
-        kind: 'kyc.webhook.resent',
-        actor: who.actor,
-        requestId: who.requestId ?? null,
-        ip: who.ip ?? null,
-        payload: {
+      await deps.audit.write(
+        auditRecord(who, 'kyc.webhook.resent', {
           deliveryId: id,
           verificationId: requeued.verificationId,
           tenantId: requeued.tenantId,
           previousStatus: requeued.previousStatus,
-        },
-      });
+        }),
+      );
       return view;
     },
   };

@@ -1,14 +1,17 @@
 import type { Request, Response } from 'express';
 import type { Clock, Database, RouteRegistrar } from '../../../../gateway/src/plugin-api.ts';
 import { kycErrors } from '../errors.ts';
-import type { VerificationService } from '../service/verifications.ts';
-import { tenantStore } from '../store/tenant-store.ts';
-import { usageOf } from '../service/tenants.ts';
-import { apiKeyOf } from './key-auth.ts';
-import { IDEMPOTENCY_KEY_PATTERN, InitiateRequestSchema, VerificationIdParamsSchema } from './schemas.ts';
+import type { VerificationService } from '../service/verification/verification-service.ts';
+import { usageOfKeyTenant } from '../service/tenants.ts';
+import { apiKeyOf } from './api-key-authentication.ts';
+import {
+  IDEMPOTENCY_KEY_PATTERN,
+  InitiateRequestSchema,
+  VerificationIdParamsSchema,
+} from '../domain/api-schemas.ts';
 
 /**
- * The tenant-facing API (document 001; DECISIONS.md, "Identity verification"). Exempt from the two-layer
+ * The tenant-facing API (README, "For tenants: the API"), at paths tenants rely on. Exempt from the two-layer
  * gate: tenants authenticate with `X-Api-Key` in each route's `authenticate` step.
  */
 export function registerTenantRoutes(
@@ -49,9 +52,7 @@ export function registerTenantRoutes(
     exempt: true,
     authenticate: deps.authenticate,
     handler: async (req, res) => {
-      const tenant = await tenantStore.findById(deps.db.pool, apiKeyOf(req).tenant.id);
-      if (!tenant) throw kycErrors.create('kyc.api_key.invalid');
-      res.json(await usageOf(deps.db, tenant, deps.clock.now()));
+      res.json(await usageOfKeyTenant(deps, apiKeyOf(req).tenant.id));
     },
   });
 

@@ -3,9 +3,9 @@
  * other at once, although the other had the verification in its cache.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import type { TestGateway } from './support/gateway.ts';
-import { createKey, createTenant, staff, startKycGateway, tenantCall } from './support/kyc.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
+import { createKey, createTenant, staff, startKycGateway, tenantCall } from '../../../test/support/kyc.ts';
 
 let db: TestDatabase;
 let a: TestGateway;

@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { VERIFICATION_STATUSES } from '../domain/state-machine.ts';
-import { VERIFICATION_TYPE_NAMES, VERIFICATION_TYPES } from '../domain/verification-types.ts';
+import { QUOTA_PERIODS } from './quota-period.ts';
+import { VERIFICATION_STATUSES } from './state-machine.ts';
+import { VERIFICATION_TYPE_NAMES, VERIFICATION_TYPES } from './verification-types.ts';
 
 /**
  * The public KYC API's shapes. The same schemas validate requests (the route table parses with them)
- * and describe the API in the OpenAPI document at GET /docs-json (DECISIONS.md: "generated from the same
- * zod schemas that validate requests"). `.meta({ id })` names a component of the document.
+ * and describe the API in the OpenAPI document at GET /docs-json, so the document cannot disagree with
+ * what the API accepts (README, "API document and explorer"). `.meta({ id })` names a component of the
+ * document.
  */
 
 export const VerificationTypeSchema = z.enum(VERIFICATION_TYPE_NAMES).meta({
@@ -95,7 +97,7 @@ export const UsageSchema = z
     tenantId: z.uuid(),
     sandbox: z.boolean(),
     period: z.object({
-      kind: z.enum(['day', 'month', 'lifetime']),
+      kind: z.enum(QUOTA_PERIODS),
       start: z.iso.datetime(),
       end: z.iso.datetime().nullable(),
     }),

@@ -1,16 +1,23 @@
 /**
- * KYC webhooks end to end (issue 5, point 7): the real gateway on real Postgres posts to a real HTTP
+ * KYC webhooks end to end (README, "Webhooks"): the real gateway on real Postgres posts to a real HTTP
  * receiver on loopback, which checks every signature the way a tenant would (verifyWebhookSignature).
  * Backoff is crossed by moving the gateway's injected clock, never by sleeping.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createManualClock } from '../gateway/src/clock.ts';
-import { verifyWebhookSignature } from '../plugins/kyc/src/webhooks/signature.ts';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import type { TestGateway } from './support/gateway.ts';
-import { createKey, createTenant, staff, staffHeaders, startKycGateway, tenantCall } from './support/kyc.ts';
+import { verifyWebhookSignature } from '../src/webhooks/signature.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
+import {
+  createKey,
+  createManualClock,
+  createTenant,
+  staff,
+  staffHeaders,
+  startKycGateway,
+  tenantCall,
+} from '../../../test/support/kyc.ts';
 
 interface Attempt {
   attempt: number;

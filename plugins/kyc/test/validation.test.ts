@@ -1,11 +1,17 @@
 /**
- * Bad input on every KYC route (issue 5, acceptance): wrong types, missing fields, oversized strings,
+ * Bad input on every KYC route (README, "Errors"): wrong types, missing fields, oversized strings,
  * unknown `type` → 400 problem+json listing the problems, and no row written anywhere.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import type { TestGateway } from './support/gateway.ts';
-import { createKey, createTenant, staffHeaders, startKycGateway, tenantCall } from './support/kyc.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
+import {
+  createKey,
+  createTenant,
+  staffHeaders,
+  startKycGateway,
+  tenantCall,
+} from '../../../test/support/kyc.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;

@@ -1,6 +1,4 @@
-import type pg from 'pg';
-
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+import { isoText, type Queryable } from './sql.ts';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -45,9 +43,6 @@ export interface DeliveryView {
   attempts: AttemptView[];
 }
 
-const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${ISO})`;
-
 /** kyc_webhook_deliveries and kyc_webhook_attempts (migrations/kyc/0003). */
 export const deliveryStore = {
   /**
@@ -84,9 +79,9 @@ export const deliveryStore = {
 
   /**
    * Claims up to `limit` due deliveries in one statement: each gets its next attempt number, an attempt
-   * row without outcome, and `next_attempt_at = leaseUntil` (the lease; see dispatcher.ts). Rows another
-   * worker holds are skipped (several replicas), and a delivery is only due when no earlier delivery of
-   * the same verification is still pending, so one verification's events go out in order.
+   * row without outcome, and `next_attempt_at = leaseUntil` (the lease; see webhooks/dispatcher.ts). Rows
+   * another worker holds are skipped (several replicas), and a delivery is only due when no earlier
+   * delivery of the same verification is still pending, so one verification's events go out in order.
    */
   async claimDue(db: Queryable, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
     const { rows } = await db.query<ClaimedDelivery>(
@@ -181,6 +176,13 @@ export const deliveryStore = {
     return rows[0] ?? null;
   },
 
+  /** Deletes deliveries (and their attempts) delivered before `before`; failed ones stay. */
+  async sweepDelivered(db: Queryable, before: Date): Promise<void> {
+    await db.query("DELETE FROM kyc_webhook_deliveries WHERE status = 'delivered' AND delivered_at < $1", [
+      before,
+    ]);
+  },
+
   async verificationExists(db: Queryable, verificationId: string): Promise<boolean> {
     const { rowCount } = await db.query('SELECT 1 FROM kyc_verifications WHERE id = $1', [verificationId]);
     return rowCount === 1;
@@ -205,12 +207,13 @@ export const deliveryStore = {
 const DELIVERY_SELECT = `
   SELECT json_build_object(
     'id', d.id, 'verificationId', d.verification_id, 'tenantId', d.tenant_id, 'type', d.event_type,
-    'status', d.status, 'attemptCount', d.attempts, 'nextAttemptAt', ${iso('d.next_attempt_at')},
-    'lastError', d.last_error, 'createdAt', ${iso('d.created_at')}, 'deliveredAt', ${iso('d.delivered_at')},
+    'status', d.status, 'attemptCount', d.attempts, 'nextAttemptAt', ${isoText('d.next_attempt_at')},
+    'lastError', d.last_error, 'createdAt', ${isoText('d.created_at')},
+    'deliveredAt', ${isoText('d.delivered_at')},
     'payload', d.body::json,
     'attempts', COALESCE((
       SELECT json_agg(json_build_object(
-               'attempt', a.attempt, 'at', ${iso('a.at')}, 'httpStatus', a.http_status, 'error', a.error,
+               'attempt', a.attempt, 'at', ${isoText('a.at')}, 'httpStatus', a.http_status, 'error', a.error,
                'durationMs', a.duration_ms) ORDER BY a.attempt)
         FROM kyc_webhook_attempts a WHERE a.delivery_id = d.id), '[]'::json)
   ) AS view

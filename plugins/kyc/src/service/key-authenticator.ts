@@ -1,4 +1,4 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import {
   type Clock,
@@ -7,35 +7,9 @@ import {
   type Listener,
   type Logger,
 } from '../../../../gateway/src/plugin-api.ts';
+import { API_KEY_PATTERN, hashKey } from '../domain/api-key.ts';
+import { KEY_CHANNEL, parseKeyChange } from '../domain/change-channels.ts';
 import { keyStore, type KeyWithTenant } from '../store/key-store.ts';
-
-/** Binding prefixes (DECISIONS.md, "API keys"): a sandbox key visibly differs from a live one. */
-export const SANDBOX_PREFIX = 'kyc_sandbox_';
-export const LIVE_PREFIX = 'kyc_live_';
-/** NOTIFY channel: a key (payload `key:<id>`) or a whole tenant (`tenant:<id>`) changed. */
-export const KEY_CHANNEL = 'kyc_keys_changed';
-
-const KEY_PATTERN = /^kyc_(sandbox|live)_[A-Za-z0-9_-]{32}$/;
-
-export interface NewKey {
-  /** Shown once, never stored. */
-  key: string;
-  hash: Buffer;
-  /** Prefix plus four characters: enough for an admin to tell keys apart, useless to an attacker. */
-  displayPrefix: string;
-}
-
-/** A new key: 192 random bits after the prefix. */
-export function generateKey(sandbox: boolean): NewKey {
-  const prefix = sandbox ? SANDBOX_PREFIX : LIVE_PREFIX;
-  const key = prefix + randomBytes(24).toString('base64url');
-  return { key, hash: hashKey(key), displayPrefix: key.slice(0, prefix.length + 4) };
-}
-
-/** One-shot SHA-256 (`crypto.hash`): cheaper per call than a Hash object, and this runs on every request. */
-export function hashKey(key: string): Buffer {
-  return hash('sha256', key, 'buffer');
-}
 
 export type KeyFailure = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired';
 export type KeyCheck = { ok: true; key: KeyWithTenant } | { ok: false; reason: KeyFailure };
@@ -48,7 +22,7 @@ export interface KeyAuthenticator {
 }
 
 /**
- * Authenticates `X-Api-Key` (DECISIONS.md, binding): looked up by SHA-256 hash, the stored hash compared in
+ * Authenticates `X-Api-Key` (README, "Keys"): looked up by SHA-256 hash, the stored hash compared in
  * constant time, revoked and expired keys refused.
  *
  * Found keys are cached in memory (bounded, 60 s at most) so a tenant polling a status does not cost a
@@ -63,14 +37,13 @@ export async function createKeyAuthenticator(deps: {
   logger: Logger;
 }): Promise<KeyAuthenticator> {
   const cache = new LRUCache<string, { entry: KeyWithTenant; at: number }>({ max: 10_000 });
-  const used = new Set<string>();
   const TTL_MS = 60_000;
 
   const listener: Listener = await listen({
     db: deps.db,
     logger: deps.logger,
     channels: [KEY_CHANNEL],
-    onNotify: (_channel, payload) => forget(parseTarget(payload)),
+    onNotify: (_channel, payload) => forget(parseKeyChange(payload)),
     onConnected: () => cache.clear(),
     onDisconnected: () => cache.clear(),
   });
@@ -81,16 +54,7 @@ export async function createKeyAuthenticator(deps: {
     }
   }
 
-  const flush = async () => {
-    if (used.size === 0) return;
-    const ids = [...used];
-    used.clear();
-    await keyStore.touch(deps.db.pool, ids, deps.clock.now()).catch((err: unknown) => {
-      deps.logger.warn({ err: { message: (err as Error).message } }, 'kyc: recording key use failed');
-    });
-  };
-  const timer = setInterval(() => void flush(), 30_000);
-  timer.unref();
+  const usage = recordKeyUse(deps);
 
   const lookup = async (hash: Buffer): Promise<KeyWithTenant | null> => {
     const cacheKey = hash.toString('base64');
@@ -105,7 +69,7 @@ export async function createKeyAuthenticator(deps: {
   return {
     async check(presented) {
       if (presented === undefined || presented === '') return { ok: false, reason: 'missing' };
-      if (!KEY_PATTERN.test(presented)) return { ok: false, reason: 'malformed' };
+      if (!API_KEY_PATTERN.test(presented)) return { ok: false, reason: 'malformed' };
       const hash = hashKey(presented);
       const found = await lookup(hash);
       // The index found the row by hash; the comparison itself is constant-time as well.
@@ -114,30 +78,37 @@ export async function createKeyAuthenticator(deps: {
       if (found.expiresAt !== null && found.expiresAt.getTime() <= deps.clock.nowMs()) {
         return { ok: false, reason: 'expired' };
       }
-      used.add(found.keyId);
+      usage.add(found.keyId);
       return { ok: true, key: found };
     },
     forget,
     async stop() {
-      clearInterval(timer);
-      await flush();
+      await usage.stop();
       await listener.stop();
     },
   };
 }
 
-function parseTarget(payload: string): { keyId?: string; tenantId?: string } {
-  const [kind, id] = payload.split(':');
-  if (kind === 'key' && id) return { keyId: id };
-  if (kind === 'tenant' && id) return { tenantId: id };
-  return {};
-}
-
-/** Statement that tells every replica to drop a cached key or tenant; run inside the changing transaction. */
-export function notifyKeyChange(target: { keyId: string } | { tenantId: string }): {
-  text: string;
-  values: string[];
-} {
-  const payload = 'keyId' in target ? `key:${target.keyId}` : `tenant:${target.tenantId}`;
-  return { text: `SELECT pg_notify('${KEY_CHANNEL}', $1)`, values: [payload] };
+/** `last_used_at` of the keys used, written in one statement every 30 s and at shutdown, not per request. */
+function recordKeyUse(deps: { db: Database; clock: Clock; logger: Logger }) {
+  const used = new Set<string>();
+  const flush = async () => {
+    if (used.size === 0) return;
+    const ids = [...used];
+    used.clear();
+    await keyStore.touch(deps.db.pool, ids, deps.clock.now()).catch((err: unknown) => {
+      deps.logger.warn({ err: { message: (err as Error).message } }, 'kyc: recording key use failed');
+    });
+  };
+  const timer = setInterval(() => void flush(), 30_000);
+  timer.unref();
+  return {
+    add(keyId: string): void {
+      used.add(keyId);
+    },
+    async stop() {
+      clearInterval(timer);
+      await flush();
+    },
+  };
 }

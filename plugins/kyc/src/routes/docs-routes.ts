@@ -2,22 +2,22 @@ import type { Request, Response } from 'express';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { coreErrors, type RouteRegistrar } from '../../../../gateway/src/plugin-api.ts';
-import { buildOpenApiDocument } from './document.ts';
+import { buildOpenApiDocument } from '../openapi/document.ts';
 import {
   ASSET_ROUTE,
   EXPLORER_CSP,
   explorerPage,
   loadExplorerAssets,
   type ExplorerAsset,
-} from './explorer.ts';
+} from '../openapi/explorer.ts';
 
 const compress = promisify(gzip);
 
 /**
- * GET /docs-json (the OpenAPI document) and GET /docs (the explorer) with its files (DECISIONS.md,
- * "Identity verification": binding paths). All exempt from the API gate: the document is public, and the
- * explorer's calls authenticate with the `X-Api-Key` the user enters. Everything is built once here;
- * requests only write buffers.
+ * GET /docs-json (the OpenAPI document) and GET /docs (the explorer) with its files, at the fixed paths
+ * tenants rely on (README, "API document and explorer"). All exempt from the API gate: the document is
+ * public, and the explorer's calls authenticate with the `X-Api-Key` the user enters. Everything is built
+ * once here; requests only write buffers.
  */
 export function registerDocsRoutes(routes: RouteRegistrar): void {
   const document = Buffer.from(JSON.stringify(buildOpenApiDocument()));

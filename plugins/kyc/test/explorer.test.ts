@@ -1,14 +1,14 @@
 /**
- * The KYC API explorer (issue 5 point 8) in a real browser: Debian's Chromium, driven by playwright-core,
- * opens GET /docs under the page's own Content-Security-Policy (never bypassed), authorizes with a sandbox
- * API key and runs "Try it out" on initiate against the running gateway.
+ * The KYC API explorer (README, "API document and explorer") in a real browser: Debian's Chromium, driven by
+ * playwright-core, opens GET /docs under the page's own Content-Security-Policy (never bypassed), authorizes
+ * with a sandbox API key and runs "Try it out" on initiate against the running gateway.
  */
 import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import type { TestGateway } from './support/gateway.ts';
-import { createKey, createTenant, startKycGateway } from './support/kyc.ts';
-import { requireTool } from './support/tools.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
+import { createKey, createTenant, startKycGateway } from '../../../test/support/kyc.ts';
+import { requireTool } from '../../../test/support/tools.ts';
 
 const executablePath = await requireTool('chromium', 'chromium');
 

@@ -1,13 +1,19 @@
 /**
- * The verification lifecycle over time (DECISIONS.md, "Verification states"): open verifications expire
+ * The verification lifecycle over time (README, "Statuses"): open verifications expire
  * 7 days after initiation, decided ones do not, and an expired one cannot be decided. Time is a manual
  * clock moved by the test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createManualClock } from '../gateway/src/clock.ts';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import type { TestGateway } from './support/gateway.ts';
-import { createKey, createTenant, staffHeaders, startKycGateway, tenantCall } from './support/kyc.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
+import {
+  createKey,
+  createManualClock,
+  createTenant,
+  staffHeaders,
+  startKycGateway,
+  tenantCall,
+} from '../../../test/support/kyc.ts';
 
 const DAY = 86_400_000;
 let db: TestDatabase;

@@ -1,10 +1,10 @@
 /**
- * The KYC API end to end (issue 5): tenants and keys from the real CLI, initiate and status with the
- * keys, the sandbox outcomes, a reviewer's decision and the complete history.
+ * The KYC API end to end (README, "For tenants: the API"): tenants and keys from the real CLI, initiate and
+ * status with the keys, the sandbox outcomes, a reviewer's decision and the complete history.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import type { TestGateway } from './support/gateway.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
 import {
   kycCli,
   staff,
@@ -13,7 +13,7 @@ import {
   tenantCall,
   type KycKey,
   type KycTenant,
-} from './support/kyc.ts';
+} from '../../../test/support/kyc.ts';
 
 interface Verification {
   id: string;

@@ -6,8 +6,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import type { TestGateway } from './support/gateway.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
 import {
   createKey,
   createTenant,
@@ -16,7 +16,7 @@ import {
   staffHeaders,
   startKycGateway,
   tenantCall,
-} from './support/kyc.ts';
+} from '../../../test/support/kyc.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;

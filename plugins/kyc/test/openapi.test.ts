@@ -1,9 +1,9 @@
 /**
- * The KYC OpenAPI document (issue 5 point 8): GET /docs-json is valid OpenAPI 3 (swagger-parser), says
- * what the API does (operations, X-Api-Key, problem+json errors), and is good enough to build a client
- * from: openapi-typescript generates types in this run, the TypeScript compiler checks a small
- * openapi-fetch client against them under the repository's strict settings, and that client then starts a
- * verification and reads it back from the running gateway.
+ * The KYC OpenAPI document (README, "API document and explorer"): GET /docs-json is valid OpenAPI 3
+ * (swagger-parser), says what the API does (operations, X-Api-Key, problem+json errors), and is good enough
+ * to build a client from: openapi-typescript generates types in this run, the TypeScript compiler checks a
+ * small openapi-fetch client against them under the repository's strict settings, and that client then starts
+ * a verification and reads it back from the running gateway.
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -13,13 +13,13 @@ import { randomBytes } from 'node:crypto';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import type { TestGateway } from './support/gateway.ts';
-import { createKey, createTenant, startKycGateway } from './support/kyc.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
+import { createKey, createTenant, startKycGateway } from '../../../test/support/kyc.ts';
+import { REPO_ROOT } from '../../../test/support/process.ts';
 
-const ROOT = join(import.meta.dirname, '..');
 /** Ignored by git; one directory per run, removed afterwards. Inside the repo so `openapi-fetch` resolves. */
-const GENERATED = join(ROOT, 'test', '.generated', `openapi-${randomBytes(6).toString('hex')}`);
+const GENERATED = join(REPO_ROOT, 'test', '.generated', `openapi-${randomBytes(6).toString('hex')}`);
 
 interface MediaType {
   schema: { $ref?: string };
@@ -184,7 +184,7 @@ interface GeneratedClient {
 /** Type-checks `files` with the repository's own compiler options (strict, noUncheckedIndexedAccess...). */
 function typeErrors(files: string[]): string {
   const config = ts.getParsedCommandLineOfConfigFile(
-    join(ROOT, 'tsconfig.json'),
+    join(REPO_ROOT, 'tsconfig.json'),
     {},
     {
       ...ts.sys,
@@ -198,7 +198,7 @@ function typeErrors(files: string[]): string {
   const program = ts.createProgram(files, config.options);
   return ts.formatDiagnostics(ts.getPreEmitDiagnostics(program), {
     getCanonicalFileName: (f) => f,
-    getCurrentDirectory: () => ROOT,
+    getCurrentDirectory: () => REPO_ROOT,
     getNewLine: () => '\n',
   });
 }

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { FailureAudit } from '../../../../gateway/src/plugin-api.ts';
 import { kycErrors } from '../errors.ts';
-import type { KeyAuthenticator } from '../service/api-keys.ts';
+import type { KeyAuthenticator } from '../service/key-authenticator.ts';
 import type { RateDecision, RateLimiter } from '../service/rate-limiter.ts';
 import type { KeyWithTenant } from '../store/key-store.ts';
 

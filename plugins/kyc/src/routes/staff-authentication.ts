@@ -5,6 +5,7 @@ import {
   type SessionIdentity,
 } from '../../../../gateway/src/plugin-api.ts';
 import { kycErrors } from '../errors.ts';
+import type { Actor } from '../domain/actor.ts';
 
 const KYC_ADMIN_ROLES = ['*', 'kyc:admin'];
 
@@ -28,4 +29,26 @@ export async function requireKycAdmin(
   if (!identity) throw kycErrors.create('kyc.admin.unauthenticated');
   if (!identity.roles.some((role) => KYC_ADMIN_ROLES.includes(role))) throw kycErrors.create('kyc.forbidden');
   return identity;
+}
+
+/** The admin routes' `authenticate` step, and the staff member it found for the audit rows. */
+export interface StaffAuthentication {
+  readonly authenticate: (req: Request) => Promise<void>;
+  /** Who called: only for a request `authenticate` accepted. */
+  readonly actor: (req: Request) => Actor;
+}
+
+/**
+ * Staff authentication for a group of admin routes. It runs before validation, like the tenant routes' API
+ * key: a caller without a staff session learns nothing about the request's shape.
+ */
+export function staffAuthentication(ctx: Pick<PluginContext<unknown>, 'sessions'>): StaffAuthentication {
+  const staff = new WeakMap<Request, Actor>();
+  return {
+    authenticate: async (req) => {
+      const identity = await requireKycAdmin(ctx, req);
+      staff.set(req, { actor: identity.sub, requestId: req.gatehouse.id, ip: req.ip ?? null });
+    },
+    actor: (req) => staff.get(req) as Actor,
+  };
 }
