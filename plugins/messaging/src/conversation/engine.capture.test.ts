@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createChatModel } from '../llm/chat-model.ts';
 import { SESSION_TTL_MS } from './capture/session.ts';
 import { createConversationEngine } from './engine.ts';
-import { conversationDriver } from './test-support/conversation-driver.ts';
+import { conversationDriver } from '../../../../test/support/conversation-driver.ts';
 
 const HOUR = 60 * 60 * 1000;
 const noModel = createChatModel({ baseUrl: undefined, model: undefined, apiKey: undefined, timeoutMs: 1500 });

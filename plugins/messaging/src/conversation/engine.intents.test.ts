@@ -4,8 +4,8 @@ import { createChatModel } from '../llm/chat-model.ts';
 import { idleSession } from './capture/session.ts';
 import { createConversationEngine } from './engine.ts';
 import { HANDLERS } from './handlers/index.ts';
-import { classified, conversationDriver } from './test-support/conversation-driver.ts';
-import { startModelStandIn, type ModelStandIn } from './test-support/model-stand-in.ts';
+import { classified, conversationDriver } from '../../../../test/support/conversation-driver.ts';
+import { startModelStandIn, type ModelStandIn } from '../../../../test/support/model-stand-in.ts';
 import type { ConversationInput } from './types.ts';
 
 const noModel = createChatModel({ baseUrl: undefined, model: undefined, apiKey: undefined, timeoutMs: 1500 });

@@ -1,7 +1,7 @@
 import type { Intent } from '../classifier/types.ts';
 import type { ChatModel } from '../llm/chat-model.ts';
 import { awaitedSlot, expireSession } from './capture/session.ts';
-import { createLeadExtractor, type Extraction } from './extract/gate.ts';
+import { createLeadExtractor, type Extraction } from './extract/lead-extractor.ts';
 import { HANDLERS } from './handlers/index.ts';
 import { nonTextOutcome, readsAsText } from './handlers/media.ts';
 import type { HandlerContext, HandlerOutcome } from './handlers/types.ts';

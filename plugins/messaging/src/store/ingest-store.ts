@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { InboundMessage, StatusUpdate } from '../webhook/notification.ts';
+import type { InboundMessage, StatusUpdate } from '../domain/webhook-notification.ts';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
