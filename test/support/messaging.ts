@@ -17,8 +17,9 @@ export interface SentMessage {
 }
 
 /**
- * The provider's send API as a real HTTP server on loopback (testing guide: the SaaS stand-in). It records
- * every accepted send; `failNext(n)` answers the next n sends with 500.
+ * The provider's send API as a real HTTP server on loopback: the tests reach a stand-in over the network, as
+ * the gateway reaches the provider, rather than a mock inside the process. It records every accepted send;
+ * `failNext(n)` answers the next n sends with 500.
  */
 export interface ProviderStub {
   url: string;

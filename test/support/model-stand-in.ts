@@ -11,8 +11,8 @@ export interface ModelRequest {
 export type ModelAnswer = { json: unknown } | { content: string } | { status: number } | { hang: true };
 
 /**
- * An OpenAI-compatible chat-completions endpoint as a real HTTP server on loopback (testing guide: a
- * language-model endpoint cannot run here, so a stand-in the code reaches over the network).
+ * An OpenAI-compatible chat-completions endpoint as a real HTTP server on loopback: a language-model endpoint
+ * cannot run in the tests, so the code reaches a stand-in over the network.
  */
 export interface ModelStandIn {
   /** The base URL to configure (`LLM_BASE_URL`), ending in /v1. */

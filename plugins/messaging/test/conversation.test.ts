@@ -1,5 +1,5 @@
 /**
- * Conversations end to end (issue 6, acceptance): messages through the real webhook, processed by the
+ * Conversations end to end: messages through the real webhook, processed by the
  * queue, classified, stepped through lead capture, replies sent to the stand-in send API, the lead
  * upserted and staff notified. Time is a manual clock.
  */

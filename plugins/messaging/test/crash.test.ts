@@ -1,6 +1,6 @@
 /**
- * Durability (issue 6, acceptance): kill the real gateway process with SIGKILL while its queue is
- * being worked through, restart it, and every persisted message is processed exactly once.
+ * Durability (plugins/messaging/README.md, "How a message flows"): kill the real gateway process with SIGKILL
+ * while its queue is being worked through, restart it, and every persisted message is processed exactly once.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * Notification dedup (DECISIONS.md, "Notification dedup": the document is wrong here): concurrent
+ * Escalation notification dedup (plugins/messaging/README.md, "How a message flows", point 5): concurrent
  * escalations for the same (user, event_key) within 30 seconds persist exactly one row, enforced by the
  * database. Truly parallel inserts, each on its own connection, against the real schema.
  */

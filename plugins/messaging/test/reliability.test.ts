@@ -1,5 +1,5 @@
 /**
- * What happens when things fail (issue 6, acceptance): the language-model tier against a stand-in
+ * What happens when things fail: the language-model tier against a stand-in
  * OpenAI-compatible server (a valid answer is used; slow, malformed or 500 answers fall through and the
  * reply still goes out), send API failures retried, processing failures retried then dead-lettered
  * without blocking the conversation for ever, and the metrics.

@@ -16,8 +16,9 @@ function usage(ctx: CommandContext<MessagingEnv>, command: string, issues: z.cor
 const userId = z.string().trim().min(1).max(200);
 
 /**
- * Staff routing until the staff API arrives (issue 6, point 7): clusters (a business number's team), their
- * members, and the global recipients. User ids are the staff identities' `sub`.
+ * Staff routing until the staff API arrives: clusters (a business number's team), their members, and the
+ * global recipients (plugins/messaging/README.md, "Staff routing (CLI until the staff API arrives)"). User ids
+ * are the staff identities' `sub`.
  */
 export const clusterCreateCommand: PluginCommand<MessagingEnv> = {
   name: ['messaging', 'cluster', 'create'],

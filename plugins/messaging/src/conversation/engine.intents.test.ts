@@ -138,7 +138,7 @@ describe('messages that are not text', () => {
   });
 });
 
-describe('the extraction gate inside the engine (language model over HTTP)', () => {
+describe('the lead extractor inside the engine (language model over HTTP)', () => {
   let standIn: ModelStandIn;
   beforeAll(async () => {
     standIn = await startModelStandIn();

@@ -27,9 +27,10 @@ export interface ConversationEngine {
 }
 
 /**
- * The conversation engine (issue 6, points 5 and 6). Pure apart from the model call of the extraction
- * gate: time comes only from `input.now`, state only from the input, and nothing is written; the caller
- * persists the output. The reply catalogue is read and validated here, once, so a bad file fails at boot.
+ * The conversation engine (plugins/messaging/README.md, "Conversations and lead capture"). Pure apart from
+ * the model call of the lead extractor: time comes only from `input.now`, state only from the input, and
+ * nothing is written; the caller persists the output. The reply catalogue is read and validated here, once,
+ * so a bad file fails at boot.
  */
 export function createConversationEngine(options: {
   model: ChatModel;
@@ -72,7 +73,8 @@ export function createConversationEngine(options: {
       now: input.now,
     };
     const outcome = HANDLERS[route(intent, extraction, awaiting)](context);
-    // Document 002 leaves the phone optional; the provider's sender number fills it once capture runs.
+    // A lead may have no phone; the provider's sender number fills it once capture runs (README, "The capture
+    // state machine").
     if (outcome.capturing && !context.known.phone && input.senderPhone) patch.phone = input.senderPhone;
     const entities = {
       ...extraction.fields,

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 /**
- * Escalation rules are data (plugins/messaging/data/escalation-rules.v1.json, issue 6 point 7): each says
- * when it fires and whom it notifies, the users of the conversation's cluster and/or the global
- * recipients. A rule's notification key is `<rule id>:<conversation id>`, which the database deduplicates
- * per user for 30 seconds.
+ * Escalation rules are data (plugins/messaging/data/escalation-rules.v1.json; README, "How a message flows"):
+ * each says when it fires and whom it notifies, the users of the conversation's cluster and/or the global
+ * recipients. A rule's notification key is `<rule id>:<conversation id>`, which the database deduplicates per
+ * user for 30 seconds.
  */
 const RuleSchema = z.strictObject({
   id: z.string().regex(/^[a-z][a-z0-9_]{0,59}$/),

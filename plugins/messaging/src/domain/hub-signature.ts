@@ -1,8 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(app secret, raw body)>` (DECISIONS.md, "Signature"):
- * checked only when WEBHOOK_APP_SECRET is set, over the exact bytes received, in constant time.
+ * `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(app secret, raw body)>`: checked only when WEBHOOK_APP_SECRET
+ * is set, over the exact bytes received, in constant time (plugins/messaging/README.md, "How a message
+ * flows").
  */
 export function verifyHubSignature(
   secret: string,

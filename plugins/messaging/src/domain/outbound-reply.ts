@@ -21,8 +21,8 @@ export interface HandedOffReply extends OutboxReply {
 }
 
 /**
- * The send API's request for a text reply (Graph-compatible: POST {MESSAGING_API_BASE_URL}/{phone_number_id}/messages).
- * Username-only contacts (no phone number) are addressed by their user id.
+ * The send API's request for a text reply, posted to `{MESSAGING_API_BASE_URL}/{phone_number_id}/messages`
+ * (Graph-compatible). Username-only contacts (no phone number) are addressed by their user id.
  */
 export function outboundPayload(
   conversation: { contactPhone: string | null; contactUserId: string | null },

@@ -3,7 +3,7 @@ import { isCleanIdentifier, storableText } from '../../../../gateway/src/plugin-
 import { storableJson } from './storable-text.ts';
 
 /**
- * The WhatsApp Cloud API webhook notification (DECISIONS.md, "Provider format", binding): every
+ * The WhatsApp Cloud API webhook notification, the provider's format (README, "How a message flows"): every
  * `entry[]`, every `changes[]`, every `messages[]` and `statuses[]`. Unknown fields are kept (the raw
  * message is stored) and unknown message types are stored with their type.
  *

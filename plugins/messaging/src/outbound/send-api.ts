@@ -17,10 +17,11 @@ export interface SendApiClient {
 const MAX_SOCKETS = 64;
 
 /**
- * The provider's send API (DECISIONS.md: Graph-compatible, `POST {base}/{phone_number_id}/messages` with
- * a bearer token). Requests go through a keep-alive agent of node:http(s): a reply costs a request on an
- * open connection, without the stream machinery of `fetch` (a third of the gateway's CPU per message in
- * `npm run bench:messaging` went to fetch's web streams). Never throws: every failure is an outcome.
+ * The provider's send API (Graph-compatible, `POST {base}/{phone_number_id}/messages` with a bearer token;
+ * README, "How a message flows"). Requests go through a keep-alive agent of node:http(s): a reply costs a
+ * request on an open connection, without the stream machinery of `fetch` (a third of the gateway's CPU per
+ * message in `npm run bench:messaging` went to fetch's web streams). Never throws: every failure is an
+ * outcome.
  */
 export function createSendApiClient(options: {
   baseUrl: string;

@@ -11,7 +11,8 @@ import type { MessagingMetrics } from '../service/messaging-metrics.ts';
 const MAX_REPORTED = 100;
 
 /**
- * The provider webhook (document 002: exempt; DECISIONS.md, "Provider format" and "Durability", binding).
+ * The provider webhook, exempt from the API gate (plugins/messaging/README.md, "How a message flows",
+ * points 1 and 2).
  * `GET` answers the subscription challenge; `POST` persists every valid message of the notification in one
  * transaction before answering 200, then wakes the processing queue. A duplicate delivery changes nothing.
  * The answer says what was stored and which items were rejected (README, "Bad bytes in a notification").

@@ -11,7 +11,7 @@ export interface MessagingMetrics {
 }
 
 /**
- * The messaging plugin's metrics (issue 6, point 8): the queue's depth
+ * The messaging plugin's metrics (plugins/messaging/README.md, "Health and metrics"): the queue's depth
  * and the age of its oldest message (read from Postgres when scraped), processing latency (from the
  * provider's timestamp to processed), webhook acknowledgement latency, and reply sends.
  */

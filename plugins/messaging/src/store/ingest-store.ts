@@ -11,7 +11,7 @@ export const IDLE_CAPTURE = {
   reasked: { name: false, email: false },
 } as const;
 
-/** 'wa:<from>', or 'user:<from_user_id>' for a username-only user (DECISIONS.md, "Identity"). */
+/** 'wa:<from>', or 'user:<from_user_id>' for a username-only user (README, "How a message flows"). */
 export function contactKey(message: InboundMessage): string {
   return message.from !== null ? `wa:${message.from}` : `user:${message.fromUserId}`;
 }
@@ -22,10 +22,10 @@ const CURRENT_RANK = `CASE delivery_status WHEN 'pending' THEN 0 WHEN 'sent' THE
   WHEN 'read' THEN 3 WHEN 'failed' THEN 4 END`;
 
 /**
- * The webhook's writes (DECISIONS.md, "Durability", binding): every inbound message of a notification in
- * one transaction, deduplicated by the provider message id, queued for processing; status updates applied
- * to the outbound messages they concern. Nothing here takes a lock the processing worker holds, so an
- * acknowledgement never waits for a classification.
+ * The webhook's writes (plugins/messaging/README.md, "How a message flows", point 2): every inbound message
+ * of a notification in one transaction, deduplicated by the provider message id, queued for processing;
+ * status updates applied to the outbound messages they concern. Nothing here takes a lock the processing
+ * worker holds, so an acknowledgement never waits for a classification.
  */
 export const ingestStore = {
   /**

@@ -2,7 +2,8 @@ import type { Database } from '../../../../gateway/src/plugin-api.ts';
 
 /**
  * Staff routing: clusters (a business number's team of staff), their members, and the global recipients,
- * whom the escalation notifications go to (plugins/messaging/README.md, "Staff routing").
+ * whom the escalation notifications go to (plugins/messaging/README.md, "Staff routing (CLI until the staff
+ * API arrives)").
  */
 export const routingStore = {
   /** Creates a cluster; null when its name or phone number id is taken. */

@@ -24,7 +24,7 @@ beforeEach(() => {
   standIn.answerWith(() => ({ json: {} }));
 });
 
-describe('extraction gate: regular expressions first', () => {
+describe('lead extractor: regular expressions first', () => {
   it('does not call the model when the regular expressions found the data', async () => {
     const extraction = await createLeadExtractor(model).extract('nama saya Budi Santoso', IDLE);
     expect(extraction.fields).toEqual({ name: 'Budi Santoso' });
@@ -58,7 +58,7 @@ describe('extraction gate: regular expressions first', () => {
   });
 });
 
-describe('extraction gate: the language model over HTTP', () => {
+describe('lead extractor: the language model over HTTP', () => {
   it('asks the model when the bot waits for a slot and the expressions found nothing', async () => {
     standIn.answerWith(() => ({ json: { name: 'Budi', email: null, phone: null } }));
     const extraction = await createLeadExtractor(model).extract('kenalin, gue budi', AWAITING_NAME);

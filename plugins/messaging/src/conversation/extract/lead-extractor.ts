@@ -41,17 +41,17 @@ const SYSTEM_PROMPT = [
 ].join(' ');
 
 /**
- * The extraction gate (document 002, "Lead extraction": a gate decides whether regular-expression or
- * language-model extraction runs). Regular expressions always run first. The model runs only when they
- * found nothing, or found two candidates for one slot, and the message plausibly carries personal data
- * (the bot is waiting for a slot, the intent is sharePersonalInfo, or the text has an @, a long number or
- * a word such as "nama"/"email"/"nomor"), and only when a model is configured. A plain "saya mau daftar"
- * costs no model call.
+ * The lead extractor decides whether regular expressions alone or a language model too read a message
+ * (plugins/messaging/README.md, "Extraction"). Regular expressions always run first. The model runs only when
+ * they found nothing, or found two candidates for one slot, and the message plausibly carries personal data
+ * (the bot is waiting for a slot, the intent is sharePersonalInfo, or the text has an @, a long number or a
+ * word such as "nama"/"email"/"nomor"), and only when a model is configured. A plain "saya mau daftar" costs
+ * no model call.
  *
  * The model's values go through the same validators as the regular expressions and must appear in the
  * message (an email or a number verbatim, every word of a name), so a model that invents data adds
  * nothing. Any model failure (disabled, timeout, HTTP error, invalid JSON or schema) means "nothing more
- * extracted"; the gate never throws.
+ * extracted"; the extractor never throws.
  */
 export function createLeadExtractor(model: ChatModel): {
   extract(text: string, context: ExtractionContext): Promise<Extraction>;
