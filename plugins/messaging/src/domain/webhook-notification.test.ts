@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseNotification } from './webhook-notification.ts';
+import { parseWebhookNotification } from './webhook-notification.ts';
 
 function notification(value: Record<string, unknown>): unknown {
   return {
@@ -19,9 +19,9 @@ const message = (i: number) => ({
 });
 const contact = (i: number, name: string) => ({ wa_id: String(6281200000000 + i), profile: { name } });
 
-describe('parseNotification', () => {
+describe('parseWebhookNotification', () => {
   it("names each message after the first valid contact entry with its sender's wa_id or user_id", () => {
-    const parsed = parseNotification(
+    const parsed = parseWebhookNotification(
       notification({
         contacts: [
           { wa_id: 42, profile: { name: 'not a contact' } },
@@ -45,9 +45,9 @@ describe('parseNotification', () => {
       contacts: Array.from({ length: n }, (_, i) => contact(i, `Contact ${i}`)),
       messages: Array.from({ length: n }, (_, i) => message(n - 1 - i)),
     });
-    parseNotification(body); // warm-up: compiled code, not a cold start, is what is measured
+    parseWebhookNotification(body); // warm-up: compiled code, not a cold start, is what is measured
     const started = performance.now();
-    const parsed = parseNotification(body);
+    const parsed = parseWebhookNotification(body);
     // About 0.3 s; matching each message against every contact took 3.5 to 6 s at this size.
     expect(performance.now() - started).toBeLessThan(1_500);
     expect(parsed.ok && parsed.messages[0]?.contactName).toBe(`Contact ${n - 1}`);

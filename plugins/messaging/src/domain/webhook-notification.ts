@@ -72,7 +72,7 @@ const ValueSchema = z.looseObject({
   statuses: z.array(z.unknown()).optional(),
 });
 
-export const NotificationSchema = z.looseObject({
+export const WebhookNotificationSchema = z.looseObject({
   object: z.literal('whatsapp_business_account'),
   entry: z.array(
     z.looseObject({
@@ -152,8 +152,8 @@ function idOf(item: unknown): string | null {
  * Reads a notification: `ok: false` with the problems when the body is not one (nothing of it may be
  * stored); else its valid messages and status updates, and the rejected ones with their reasons.
  */
-export function parseNotification(body: unknown): ParseResult {
-  const top = NotificationSchema.safeParse(body);
+export function parseWebhookNotification(body: unknown): ParseResult {
+  const top = WebhookNotificationSchema.safeParse(body);
   if (!top.success) return { ok: false, issues: issuesOf('body', top.error) };
   const issues: Issues = [];
   const result = {

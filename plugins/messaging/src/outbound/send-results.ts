@@ -1,5 +1,6 @@
 import type { Clock, Database, Logger } from '../../../../gateway/src/plugin-api.ts';
 import type { OutboxReply } from '../domain/outbound-reply.ts';
+import { retryDelayMs } from '../domain/retry-delay.ts';
 import type { MessagingMetrics } from '../service/messaging-metrics.ts';
 import { outboxStore } from '../store/outbox-store.ts';
 import type { SendOutcome } from './send-api.ts';
@@ -38,7 +39,7 @@ export async function recordSendResults(
   for (const [reply, outcome] of results) {
     if (!('error' in outcome)) continue;
     const failed = reply.sendAttempts >= deps.maxAttempts;
-    const delay = SEND_RETRY_MS[Math.min(reply.sendAttempts - 1, SEND_RETRY_MS.length - 1)] as number;
+    const delay = retryDelayMs(SEND_RETRY_MS, reply.sendAttempts);
     await outboxStore.recordFailure(deps.db, reply.id, {
       failed,
       nextSendAt: failed ? null : new Date(deps.clock.nowMs() + delay),

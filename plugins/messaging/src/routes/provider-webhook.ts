@@ -3,7 +3,7 @@ import { type Loop, type PluginContext, sameSecret } from '../../../../gateway/s
 import type { MessagingEnv } from '../config.ts';
 import { messagingErrors } from '../errors.ts';
 import { verifyHubSignature } from '../domain/hub-signature.ts';
-import { parseNotification, type Rejection } from '../domain/webhook-notification.ts';
+import { parseWebhookNotification, type Rejection } from '../domain/webhook-notification.ts';
 import type { Ingest } from '../service/ingest.ts';
 import type { MessagingMetrics } from '../service/messaging-metrics.ts';
 
@@ -56,7 +56,7 @@ export function registerWebhookRoutes(
           throw messagingErrors.create('messaging.webhook.signature_invalid');
         }
       }
-      const parsed = parseNotification(req.body);
+      const parsed = parseWebhookNotification(req.body);
       if (!parsed.ok) {
         throw messagingErrors.create('messaging.webhook.payload_invalid', {
           detail: `${parsed.issues.length} problem${parsed.issues.length === 1 ? '' : 's'} with the notification`,

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { firingRules, type EscalationRule } from '../domain/escalation-rules.ts';
-import { leadStatus } from '../domain/lead-status.ts';
+import { leadStatus } from '../domain/lead.ts';
 import { outboundPayload } from '../domain/outbound-reply.ts';
 import type { MessageEffects } from '../store/effects-store.ts';
 import type { QueueHead } from '../store/queue-store.ts';

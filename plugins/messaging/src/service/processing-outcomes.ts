@@ -1,4 +1,5 @@
 import type { Clock, Database, Logger } from '../../../../gateway/src/plugin-api.ts';
+import { retryDelayMs } from '../domain/retry-delay.ts';
 import { queueStore, type QueueHead } from '../store/queue-store.ts';
 import type { MessagingMetrics } from './messaging-metrics.ts';
 
@@ -29,7 +30,7 @@ export async function recordFailure(
 ): Promise<void> {
   const now = deps.clock.nowMs();
   const dead = head.attempts + 1 >= deps.maxAttempts;
-  const delay = RETRY_DELAYS_MS[Math.min(head.attempts, RETRY_DELAYS_MS.length - 1)] as number;
+  const delay = retryDelayMs(RETRY_DELAYS_MS, head.attempts + 1);
   await queueStore.recordFailure(deps.db, head.id, {
     dead,
     nextAttemptAt: dead ? null : new Date(startedMs + delay),

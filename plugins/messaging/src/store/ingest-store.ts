@@ -1,15 +1,6 @@
-import type pg from 'pg';
+import { idleSession } from '../conversation/capture/session.ts';
 import type { InboundMessage, StatusUpdate } from '../domain/webhook-notification.ts';
-
-type Queryable = Pick<pg.PoolClient, 'query'>;
-
-/** The session a new conversation starts with (conversation/types.ts, CaptureSession). */
-export const IDLE_CAPTURE = {
-  state: 'idle',
-  startedAt: null,
-  lastActivityAt: null,
-  reasked: { name: false, email: false },
-} as const;
+import type { Queryable } from './queryable.ts';
 
 /** 'wa:<from>', or 'user:<from_user_id>' for a username-only user (README, "How a message flows"). */
 export function contactKey(message: InboundMessage): string {
@@ -88,7 +79,8 @@ export const ingestStore = {
           pending.map((m) => m.text),
           pending.map((m) => JSON.stringify({ message: m.raw, contact: { name: m.contactName } })),
           pending.map((m) => m.timestamp),
-          JSON.stringify(IDLE_CAPTURE),
+          // A new conversation starts with an idle capture session.
+          JSON.stringify(idleSession()),
           now,
         ],
       );

@@ -1,12 +1,9 @@
-import type pg from 'pg';
+import type { LeadContact } from '../domain/lead.ts';
+import type { Queryable } from './queryable.ts';
 
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
-
-export interface LeadPatch {
+/** The fields a message taught of a conversation's lead (null: not learned, the stored value stays). */
+export interface LeadPatch extends LeadContact {
   conversationId: string;
-  name: string | null;
-  email: string | null;
-  phone: string | null;
 }
 
 /**

@@ -1,6 +1,4 @@
-import type pg from 'pg';
-
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+import type { Queryable } from './queryable.ts';
 
 export interface NotificationRequest {
   conversationId: string;

@@ -1,5 +1,5 @@
-import type { Database } from '../../../../gateway/src/plugin-api.ts';
 import type { OutboxReply } from '../domain/outbound-reply.ts';
+import type { Queryable } from './queryable.ts';
 
 /**
  * The outbox: replies are outbound rows of `messaging_messages` in `delivery_status = 'pending'` until the
@@ -13,12 +13,7 @@ export const outboxStore = {
    * pending reply of each conversation (its replies go out in order), skipping rows another worker is
    * claiming at the same moment.
    */
-  async claim(
-    db: Pick<Database, 'query'>,
-    now: Date,
-    limit: number,
-    leaseUntil: Date,
-  ): Promise<OutboxReply[]> {
+  async claim(db: Queryable, now: Date, limit: number, leaseUntil: Date): Promise<OutboxReply[]> {
     const { rows } = await db.query<OutboxReply>(
       `WITH due AS (
          SELECT m.id FROM messaging_messages m
@@ -41,10 +36,7 @@ export const outboxStore = {
   },
 
   /** Marks replies the send API accepted as `sent`, with the message id it answered, in one statement. */
-  async markSent(
-    db: Pick<Database, 'query'>,
-    sent: ReadonlyArray<{ id: string; providerId: string }>,
-  ): Promise<void> {
+  async markSent(db: Queryable, sent: ReadonlyArray<{ id: string; providerId: string }>): Promise<void> {
     await db.query(
       `UPDATE messaging_messages m
           SET delivery_status = 'sent', provider_message_id = u.provider_id, next_send_at = NULL, delivery_error = NULL
@@ -56,7 +48,7 @@ export const outboxStore = {
 
   /** Records a failed send: due again at `nextSendAt`, or `failed` for good, with the error kept. */
   async recordFailure(
-    db: Pick<Database, 'query'>,
+    db: Queryable,
     id: string,
     failure: { failed: boolean; nextSendAt: Date | null; error: string },
   ): Promise<void> {
@@ -68,7 +60,7 @@ export const outboxStore = {
   },
 
   /** Gives leased replies back to the claim, due at `now`, their lease and its counted attempt undone. */
-  async release(db: Pick<Database, 'query'>, ids: readonly string[], now: Date): Promise<void> {
+  async release(db: Queryable, ids: readonly string[], now: Date): Promise<void> {
     await db.query(
       `UPDATE messaging_messages SET send_attempts = send_attempts - 1, next_send_at = $2
         WHERE id = ANY($1::uuid[]) AND delivery_status = 'pending'`,

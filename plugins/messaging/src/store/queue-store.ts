@@ -1,6 +1,6 @@
-import type pg from 'pg';
-import type { Database } from '../../../../gateway/src/plugin-api.ts';
 import type { CaptureSession, Language } from '../conversation/types.ts';
+import type { LeadContact } from '../domain/lead.ts';
+import type { Queryable } from './queryable.ts';
 
 /** Advisory-lock namespace of "a worker is processing this conversation" (any constant int4). */
 const LOCK_NAMESPACE = 0x6d7367; // 'msg'
@@ -20,7 +20,7 @@ export interface QueueHead {
   capture: CaptureSession;
   defaultAnswersInARow: number;
   language: Language;
-  lead: { name: string | null; email: string | null; phone: string | null; status: string | null };
+  lead: LeadContact & { status: string | null };
 }
 
 /** Messages waiting for processing and dead-lettered ones, with the age of the oldest waiting one. */
@@ -43,7 +43,7 @@ export const queueStore = {
    * provider timestamp order), each conversation held by a transaction-scoped advisory lock taken with try,
    * so other workers and replicas skip it instead of waiting.
    */
-  async takeHeads(tx: Pick<pg.PoolClient, 'query'>, now: Date, batchSize: number): Promise<QueueHead[]> {
+  async takeHeads(tx: Queryable, now: Date, batchSize: number): Promise<QueueHead[]> {
     const { rows } = await tx.query<QueueHead>(
       `WITH oldest AS (
          -- The oldest queued messages: a bounded window of narrow rows, so a batch costs the same
@@ -82,7 +82,7 @@ export const queueStore = {
   },
 
   /** Counts an attempt of each message; the caller commits it on its own, before the work starts. */
-  async countAttempts(db: Pick<Database, 'query'>, ids: readonly string[]): Promise<void> {
+  async countAttempts(db: Queryable, ids: readonly string[]): Promise<void> {
     await db.query('UPDATE messaging_messages SET attempts = attempts + 1 WHERE id = ANY($1::uuid[])', [ids]);
   },
 
@@ -91,7 +91,7 @@ export const queueStore = {
    * (`dead`), with the error kept for diagnosis.
    */
   async recordFailure(
-    db: Pick<Database, 'query'>,
+    db: Queryable,
     id: string,
     failure: { dead: boolean; nextAttemptAt: Date | null; error: string },
   ): Promise<void> {
@@ -103,7 +103,7 @@ export const queueStore = {
   },
 
   /** How deep the queue is, for the metrics. */
-  async depth(db: Pick<Database, 'query'>): Promise<QueueDepth | undefined> {
+  async depth(db: Queryable): Promise<QueueDepth | undefined> {
     const { rows } = await db.query<QueueDepth>(
       `SELECT count(*) FILTER (WHERE processing_status = 'queued')::int AS queued,
               count(*) FILTER (WHERE processing_status = 'dead')::int AS dead,
@@ -114,9 +114,7 @@ export const queueStore = {
   },
 
   /** Messages queued and dead-lettered, and replies that failed for good, for the health report. */
-  async health(
-    db: Pick<Database, 'query'>,
-  ): Promise<{ queued: number; dead: number; failed: number } | undefined> {
+  async health(db: Queryable): Promise<{ queued: number; dead: number; failed: number } | undefined> {
     const { rows } = await db.query<{ queued: number; dead: number; failed: number }>(
       `SELECT count(*) FILTER (WHERE processing_status = 'queued')::int AS queued,
               count(*) FILTER (WHERE processing_status = 'dead')::int AS dead,

@@ -1,4 +1,4 @@
-import type { Database } from '../../../../gateway/src/plugin-api.ts';
+import type { Queryable } from './queryable.ts';
 
 /**
  * Staff routing: clusters (a business number's team of staff), their members, and the global recipients,
@@ -8,7 +8,7 @@ import type { Database } from '../../../../gateway/src/plugin-api.ts';
 export const routingStore = {
   /** Creates a cluster; null when its name or phone number id is taken. */
   async createCluster(
-    db: Pick<Database, 'query'>,
+    db: Queryable,
     cluster: { name: string; phoneNumberId: string | null },
     now: Date,
   ): Promise<string | null> {
@@ -21,11 +21,7 @@ export const routingStore = {
   },
 
   /** Routes the conversations of a business number that have no cluster yet to `clusterId`. */
-  async routeConversations(
-    db: Pick<Database, 'query'>,
-    clusterId: string,
-    phoneNumberId: string,
-  ): Promise<void> {
+  async routeConversations(db: Queryable, clusterId: string, phoneNumberId: string): Promise<void> {
     await db.query(
       'UPDATE messaging_conversations SET cluster_id = $1 WHERE phone_number_id = $2 AND cluster_id IS NULL',
       [clusterId, phoneNumberId],
@@ -33,7 +29,7 @@ export const routingStore = {
   },
 
   /** Adds a member to a cluster, if the cluster exists; true when the member is new. */
-  async addMember(db: Pick<Database, 'query'>, clusterId: string, userId: string): Promise<boolean> {
+  async addMember(db: Queryable, clusterId: string, userId: string): Promise<boolean> {
     const { rowCount } = await db.query(
       `INSERT INTO messaging_cluster_members (cluster_id, user_id)
        SELECT id, $2 FROM messaging_clusters WHERE id = $1 ON CONFLICT DO NOTHING`,
@@ -42,13 +38,13 @@ export const routingStore = {
     return rowCount === 1;
   },
 
-  async clusterExists(db: Pick<Database, 'query'>, clusterId: string): Promise<boolean> {
+  async clusterExists(db: Queryable, clusterId: string): Promise<boolean> {
     const { rowCount } = await db.query('SELECT 1 FROM messaging_clusters WHERE id = $1', [clusterId]);
     return rowCount !== 0;
   },
 
   /** Adds a global recipient; true when they are new. */
-  async addGlobalRecipient(db: Pick<Database, 'query'>, userId: string, now: Date): Promise<boolean> {
+  async addGlobalRecipient(db: Queryable, userId: string, now: Date): Promise<boolean> {
     const { rowCount } = await db.query(
       'INSERT INTO messaging_global_recipients (user_id, created_at) VALUES ($1, $2) ON CONFLICT DO NOTHING',
       [userId, now],
