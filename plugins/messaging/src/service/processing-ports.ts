@@ -18,7 +18,7 @@ export interface ProcessingPorts {
 }
 
 /**
- * What processing needs from the domain: the four-tier classifier (its data file loaded and checked at
+ * The processing ports, built: the four-tier classifier (its data file loaded and checked at
  * boot) and the conversation engine (handlers, lead capture, reply templates), both sharing the model.
  */
 export function createProcessingPorts(model: ChatModel, registry: Registry): ProcessingPorts {
