@@ -5,7 +5,7 @@ import { messagingErrors } from './errors.ts';
 import { createChatModel } from './llm/chat-model.ts';
 import { messagingManifest } from './manifest.ts';
 import { startSender } from './outbound/sender.ts';
-import { registerWebhookRoutes } from './routes/provider-webhook.ts';
+import { registerProviderWebhookRoutes } from './routes/provider-webhook.ts';
 import { createIngest } from './service/ingest.ts';
 import { createMessagingMetrics } from './service/messaging-metrics.ts';
 import { createProcessingPorts } from './service/processing-ports.ts';
@@ -64,7 +64,7 @@ export const messagingPlugin = definePlugin({
       intervalMs: config.MESSAGING_WORKER_INTERVAL_MS,
       processor,
     });
-    registerWebhookRoutes(ctx, { metrics, ingest: createIngest(ctx), queue });
+    registerProviderWebhookRoutes(ctx, { metrics, ingest: createIngest(ctx), queue });
 
     // Close hooks run in reverse: the queue stops first, then the sender finishes the sends its last
     // batches handed over and stops.

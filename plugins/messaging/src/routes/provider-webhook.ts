@@ -17,7 +17,7 @@ const MAX_REPORTED = 100;
  * transaction before answering 200, then wakes the processing queue. A duplicate delivery changes nothing.
  * The answer says what was stored and which items were rejected (README, "Bad bytes in a notification").
  */
-export function registerWebhookRoutes(
+export function registerProviderWebhookRoutes(
   ctx: PluginContext<MessagingEnv>,
   deps: { metrics: MessagingMetrics; ingest: Ingest; queue: Pick<Loop, 'kick'> },
 ): void {
