@@ -34,9 +34,10 @@ const CONCEPTS: Record<string, Record<string, string>> = {
   messaging: {
     classifier: 'intent classification: the rule tiers, the model tier and the gold set',
     conversation: 'the conversation engine: extraction, lead capture, answers and reply texts',
-    escalation: 'the rules that hand a conversation to a human',
     llm: 'the chat model the classifier and the engine may consult',
-    outbound: 'replies to customers: the outbox, the sender and the provider send API',
+    outbound: 'replies to customers: the sender, its claim of the outbox and the provider send API',
+    // No escalation/: the escalation rules are one pure rule set over a data file, which the processor
+    // applies; they live in domain/escalation-rules.ts.
   },
   realtime: {},
 };

@@ -5,6 +5,8 @@ import type { Clock } from '../../gateway/src/clock.ts';
 import { startTestGateway, type TestGateway } from './gateway.ts';
 
 export { PHONE_NUMBER_ID, textMessage } from './whatsapp.ts';
+/** The manual clock a test moves by hand, for suites that may import the core only through support. */
+export { createManualClock } from '../../gateway/src/clock.ts';
 export const VERIFY_TOKEN = 'verify-token-for-tests';
 export const API_TOKEN = 'send-api-token-for-tests';
 
@@ -15,8 +17,9 @@ export interface SentMessage {
 }
 
 /**
- * The provider's send API as a real HTTP server on loopback (testing guide: the SaaS stand-in). It records
- * every accepted send; `failNext(n)` answers the next n sends with 500.
+ * The provider's send API as a real HTTP server on loopback: the tests reach a stand-in over the network, as
+ * the gateway reaches the provider, rather than a mock inside the process. It records every accepted send;
+ * `failNext(n)` answers the next n sends with 500.
  */
 export interface ProviderStub {
   url: string;

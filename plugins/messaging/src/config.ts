@@ -3,7 +3,7 @@ import { integer, secret } from '../../../gateway/src/plugin-api.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
-/** The messaging plugin's settings (docs/configuration.md, "messaging"). Names from DECISIONS.md. */
+/** The messaging plugin's settings (docs/configuration.md, "messaging"). */
 export const messagingConfigSchema = z
   .object({
     /** `GET /webhook/chat` answers the subscription challenge only for this token (unset: always 403). */

@@ -1,20 +1,22 @@
-import { definePlugin, migrationsDir, startLoop } from '../../../gateway/src/plugin-api.ts';
+import { definePlugin, migrationsDir } from '../../../gateway/src/plugin-api.ts';
 import { messagingCommands } from './cli/commands.ts';
+import { loadEscalationRules } from './domain/escalation-rules.ts';
 import { messagingErrors } from './errors.ts';
-import { messagingManifest } from './manifest.ts';
-import { loadEscalationRules } from './escalation/rules.ts';
 import { createChatModel } from './llm/chat-model.ts';
-import { createMessagingMetrics } from './metrics.ts';
-import { createProcessingPorts } from './ports.ts';
-import { createProcessor } from './queue/processor.ts';
-import { startQueueWorker } from './queue/worker.ts';
-import { createSender } from './replies/sender.ts';
-import { registerWebhookRoutes } from './webhook/routes.ts';
+import { messagingManifest } from './manifest.ts';
+import { startSender } from './outbound/sender.ts';
+import { registerProviderWebhookRoutes } from './routes/provider-webhook.ts';
+import { createIngest } from './service/ingest.ts';
+import { createMessagingMetrics } from './service/messaging-metrics.ts';
+import { createProcessingPorts } from './service/processing-ports.ts';
+import { createProcessor } from './service/processor.ts';
+import { queueHealth } from './service/queue-health.ts';
+import { startQueueWorker } from './service/queue-worker.ts';
 
 /**
- * Messaging and lead capture (document 002; DECISIONS.md, "Messaging"): the provider webhook, durable
- * ingest, the processing queue, the four-tier classifier, lead capture, escalation with deduplicated
- * notifications, and replies through the provider's send API. Depends on auth (staff accounts).
+ * Messaging and lead capture (plugins/messaging/README.md): the provider webhook, durable ingest, the
+ * processing queue, the four-tier classifier, lead capture, escalation with deduplicated notifications,
+ * and replies through the provider's send API. Depends on auth (staff accounts).
  */
 export const messagingPlugin = definePlugin({
   ...messagingManifest,
@@ -22,7 +24,7 @@ export const messagingPlugin = definePlugin({
   errors: messagingErrors,
   commands: messagingCommands,
   register(ctx) {
-    const config = ctx.config;
+    const { config } = ctx;
     const metrics = createMessagingMetrics(ctx.metrics, ctx.db);
     const model = createChatModel({
       baseUrl: config.LLM_BASE_URL,
@@ -30,7 +32,10 @@ export const messagingPlugin = definePlugin({
       apiKey: config.LLM_API_KEY,
       timeoutMs: config.LLM_TIMEOUT_MS,
     });
-    const sender = createSender({
+
+    // A message flows webhook → queue → processor → outbox → sender. Each stage is built before the one
+    // that feeds it and handed to it, so calls only go down the pipeline, never back up.
+    const sender = startSender({
       db: ctx.db,
       clock: ctx.clock,
       logger: ctx.logger,
@@ -40,13 +45,7 @@ export const messagingPlugin = definePlugin({
       timeoutMs: config.MESSAGING_SEND_TIMEOUT_MS,
       leaseMs: config.MESSAGING_SEND_LEASE_MS,
       maxAttempts: config.MESSAGING_SEND_MAX_ATTEMPTS,
-      wakeClaim: () => sending.kick(),
-    });
-    const sending = startLoop({
-      name: 'send',
       intervalMs: config.MESSAGING_WORKER_INTERVAL_MS,
-      logger: ctx.logger,
-      pass: () => sender.run(100),
     });
     const processor = createProcessor({
       db: ctx.db,
@@ -57,31 +56,20 @@ export const messagingPlugin = definePlugin({
       rules: loadEscalationRules(),
       maxAttempts: config.MESSAGING_MAX_ATTEMPTS,
       batchSize: config.MESSAGING_BATCH_SIZE,
-      replies: sender,
-      onRepliesQueued: (conversationIds) => sender.queued(conversationIds),
+      sender,
     });
     const queue = startQueueWorker({
       logger: ctx.logger,
       concurrency: config.MESSAGING_WORKER_CONCURRENCY,
       intervalMs: config.MESSAGING_WORKER_INTERVAL_MS,
-      processBatch: () => processor.processBatch(),
+      processor,
     });
-    registerWebhookRoutes(ctx, { metrics, messagesQueued: () => queue.kick() });
-    // Close hooks run in reverse: the queue stops first, then the sends handed over by its last batches
-    // finish, then the claim loop stops, and last the connections to the send API close.
-    ctx.hooks.onClose(() => sender.close());
-    ctx.hooks.onClose(() => sending.stop());
-    ctx.hooks.onClose(() => sender.drain());
+    registerProviderWebhookRoutes(ctx, { metrics, ingest: createIngest(ctx), queue });
+
+    // Close hooks run in reverse: the queue stops first, then the sender finishes the sends its last
+    // batches handed over and stops.
+    ctx.hooks.onClose(() => sender.stop());
     ctx.hooks.onClose(() => queue.stop());
-    ctx.hooks.health(async () => {
-      const { rows } = await ctx.db.query<{ queued: number; dead: number; failed: number }>(
-        `SELECT count(*) FILTER (WHERE processing_status = 'queued')::int AS queued,
-                count(*) FILTER (WHERE processing_status = 'dead')::int AS dead,
-                count(*) FILTER (WHERE delivery_status = 'failed')::int AS failed
-           FROM messaging_messages
-          WHERE processing_status IN ('queued', 'dead') OR delivery_status = 'failed'`,
-      );
-      return { status: 'ok', queue: rows[0] };
-    });
+    ctx.hooks.health(() => queueHealth(ctx.db));
   },
 });

@@ -58,8 +58,9 @@ export function createFastClassifier(data: IntentData, source?: string): FastCla
 }
 
 /**
- * The four-tier intent classifier (issue 6, point 3). Built once at startup: compiling the data throws a
- * BootError when it is inconsistent. `model` is tier 3 (a disabled model falls through with `disabled`).
+ * The four-tier intent classifier (plugins/messaging/README.md, "Intent classification"). Built once at
+ * startup: compiling the data throws a BootError when it is inconsistent. `model` is tier 3 (a disabled model
+ * falls through with `disabled`).
  */
 export function createClassifier(options: {
   data: IntentData;

@@ -6,7 +6,7 @@ import { loadIntentData } from './intent-data.ts';
 import { INTENTS, type Intent } from './types.ts';
 
 /**
- * Issue 6, point 4: precision and recall on the gold set, for tier 1 alone, tiers 1–2, and the whole
+ * Precision and recall on the gold set, for tier 1 alone, tiers 1–2, and the whole
  * classifier with the model tier disabled. The floors below are the ones documented in
  * plugins/messaging/README.md ("Intent classification"); they were set from the held-out fifth, which the
  * data file was not tuned on. Run with `--silent=false` to see the tables on a passing run.
@@ -77,7 +77,7 @@ function expectFloors(evaluation: Evaluation): void {
   expect(evaluation.whole.macroRecall).toBeGreaterThanOrEqual(THRESHOLDS.wholeMacroRecall);
 }
 
-describe('gold set (issue 6, point 4)', () => {
+describe('gold set', () => {
   it('has enough labelled utterances, in both languages, for every intent', () => {
     expect(gold.length).toBeGreaterThanOrEqual(THRESHOLDS.minUtterances);
     expect(new Set(gold.map((item) => item.text)).size).toBe(gold.length);

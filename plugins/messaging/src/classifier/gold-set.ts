@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { INTENTS, type Intent } from './types.ts';
 
-/** Labelled utterances (issue 6, point 4): one JSON object per line, `{"text", "intent", "lang"}`. */
+/** Labelled utterances, one `{"text", "intent", "lang"}` per line (README, "Gold set and thresholds"). */
 export const GOLD_SET_PATH = fileURLToPath(new URL('../../data/gold-set.v1.jsonl', import.meta.url));
 
 const goldLine = z.strictObject({

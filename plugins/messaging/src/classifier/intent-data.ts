@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { BootError } from '../../../../gateway/src/plugin-api.ts';
 import { INTENTS } from './types.ts';
 
-/** The data file shipped with the plugin (issue 6, point 3: intents, phrases and keywords are data). */
+/** The shipped data file: intents, phrases and keywords are data, not code (README, "The data file"). */
 export const DEFAULT_INTENT_DATA_PATH = fileURLToPath(new URL('../../data/intents.v1.json', import.meta.url));
 
 const phrase = z.string().trim().min(1).max(200);
@@ -82,9 +82,10 @@ export type IntentData = z.infer<typeof intentDataSchema>;
 export type IntentDefinition = IntentData['intents'][keyof IntentData['intents']];
 
 /**
- * Validates intent data (already parsed from JSON). Throws a BootError naming `source` and every problem,
- * so a bad file stops the gateway at boot (style guide, point 3), never a request. Checks that need the
- * normaliser (phrases in normal form, duplicates) run when the data is compiled (`compileIntentData`).
+ * Validates intent data (already parsed from JSON). Throws a BootError naming `source` and every problem, so
+ * a bad file stops the gateway at boot, never a request (ADR 0001: a broken deployment stops at boot). Checks
+ * that need the normaliser (phrases in normal form, duplicates) run when the data is compiled
+ * (`compileIntentData`).
  */
 export function parseIntentData(raw: unknown, source: string): IntentData {
   const parsed = intentDataSchema.safeParse(raw);

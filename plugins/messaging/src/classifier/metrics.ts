@@ -10,8 +10,8 @@ export interface ClassifierMetrics {
 }
 
 /**
- * The classifier's metrics, prefixed with the plugin id (style guide, point 1): answers per tier and
- * intent, fall-throughs per tier and reason (a rising `tier="3",reason="timeout"` is a slow model), and
+ * The classifier's metrics, prefixed with the plugin id like all of its names (ADR 0001): answers per tier
+ * and intent, fall-throughs per tier and reason (a rising `tier="3",reason="timeout"` is a slow model), and
  * model latency.
  */
 export function createClassifierMetrics(registry: Registry): ClassifierMetrics {

@@ -8,8 +8,8 @@ import { loadIntentData } from './intent-data.ts';
 import { createClassifierMetrics } from './metrics.ts';
 
 /**
- * Tier 3 against a stand-in OpenAI-compatible server on loopback (testing guide: a language-model
- * endpoint cannot run here, so a real HTTP peer stands in), reached through the real `createChatModel`
+ * Tier 3 against a stand-in OpenAI-compatible server on loopback (a language-model endpoint cannot run
+ * in the tests, so a real HTTP peer stands in), reached through the real `createChatModel`
  * with a 200 ms timeout. Each scenario is a path prefix, so the tests share one server and no state.
  */
 const TIMEOUT_MS = 200;

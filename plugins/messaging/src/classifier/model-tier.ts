@@ -15,7 +15,7 @@ export const modelAnswerSchema = z.object({
   confidence: z.number().min(0).max(1),
 });
 
-/** Model failures as tier fall-through reasons (DECISIONS.md: unset, slow or invalid → the next tier). */
+/** Model failures as fall-through reasons: a model unset, slow or invalid hands over to the next tier. */
 const FAILURE_REASON: Record<ModelFailure, FallThrough> = {
   disabled: 'disabled',
   timeout: 'timeout',
@@ -44,7 +44,7 @@ export function buildSystemPrompt(compiled: CompiledIntents): string {
 }
 
 /**
- * Tier 3 (issue 6, point 3 (3)): asks the language model. Every failure (disabled, timeout, HTTP error,
+ * Tier 3: asks the language model. Every failure (disabled, timeout, HTTP error,
  * malformed JSON, an unknown intent) and any answer below `modelMinConfidence` falls through with the
  * reason. The model can only pick an intent from the list, so a prompt injection in the message can at
  * worst choose a wrong handler.

@@ -16,7 +16,8 @@ export type Normaliser = (text: string) => string[];
 // An email address is a maximal run of EMAIL_LOCAL characters, an `@`, then EMAIL_DOMAIN (see `markEmails`).
 const EMAIL_LOCAL = /[\p{L}\p{N}._%+-]+/gu;
 const EMAIL_DOMAIN = /[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/uy;
-// 08…, 628…, +62 8…, with spaces, dots or dashes between digit groups (document 002: 62-prefixed numbers).
+// 08…, 628…, +62 8…, with spaces, dots or dashes between digit groups: the ways an Indonesian mobile number
+// is written (README, "Extraction").
 const PHONE = /(?<![\d+])(?:\+?62[\s.-]?|0)8(?:[\s.-]?\d){7,12}(?!\d)/g;
 const DIGIT = /\d/;
 const APOSTROPHE = /['’‘`´]/g;
@@ -65,10 +66,10 @@ function splitWords(text: string): string[] {
 }
 
 /**
- * The first, vocabulary-free steps (issue 6, point 3): lower case, NFKC, symbols to words, emails and phone
- * numbers to placeholders, apostrophes dropped ("don't" → "dont"), clause punctuation to BOUNDARY, other
- * punctuation to spaces, letters repeated three times or more collapsed ("haiii" → "hai"), "kira2" →
- * "kira kira". Returns raw words, BOUNDARY included.
+ * The first, vocabulary-free steps (README, "The data file", normalisation): lower case, NFKC, symbols to
+ * words, emails and phone numbers to placeholders, apostrophes dropped ("don't" → "dont"), clause punctuation
+ * to BOUNDARY, other punctuation to spaces, letters repeated three times or more collapsed ("haiii" → "hai"),
+ * "kira2" → "kira kira". Returns raw words, BOUNDARY included.
  */
 function createWordSplitter(rules: NormalisationRules): (text: string) => string[] {
   const symbolKeys = Object.keys(rules.symbols).map((key) => key.normalize('NFKC').toLowerCase());

@@ -22,7 +22,7 @@ function round(value: number): number {
 }
 
 /**
- * Tier 1, the deterministic whitelist (issue 6, point 3 (1)). Phrases are matched on normalised tokens,
+ * Tier 1, the deterministic whitelist. Phrases are matched on normalised tokens,
  * longest first, never across a clause boundary. A phrase of a negatable intent does not count when a
  * negator stands within `window` tokens before or after it in the same clause ("saya belum mau daftar",
  * "nama saya belum terdaftar"): tier 1 must be precise, so any nearby negation defers to tier 2. After a
@@ -99,7 +99,7 @@ export function createWhitelistTier(compiled: CompiledIntents): (tokens: readonl
 }
 
 /**
- * Tier 2, keyword scoring (issue 6, point 3 (2)). Each keyword (longest match first, so "biaya kuliah" is
+ * Tier 2, keyword scoring. Each keyword (longest match first, so "biaya kuliah" is
  * one keyword, and a keyword that contains a negator, like "tidak bisa", consumes it) adds its weights. A
  * keyword of a negatable intent within `window` tokens after a negator in the same clause counts its
  * weight times `negatedFactor` instead (≤ 0): "saya belum mau daftar" is evidence against wantRegister.

@@ -1,8 +1,8 @@
 /**
- * The intent classifier's contract (issue 6, point 3). Four tiers, in order: (1) a deterministic
- * whitelist of phrases, (2) keyword and heuristic scoring with a confidence threshold and a top-two
- * margin, (3) a language model, (4) the default `generalInfo`. Intents, phrases and keywords are data
- * (plugins/messaging/data/intents.v1.json), not code.
+ * The intent classifier's contract (plugins/messaging/README.md, "Intent classification"). Four tiers, in
+ * order: (1) a deterministic whitelist of phrases, (2) keyword and heuristic scoring with a confidence
+ * threshold and a top-two margin, (3) a language model, (4) the default `generalInfo`. Intents, phrases and
+ * keywords are data (plugins/messaging/data/intents.v1.json), not code.
  */
 
 /** The intents the admissions bot knows. Adding one is a data change plus a handler. */

@@ -6,6 +6,7 @@ import {
   usageError,
 } from '../../../../gateway/src/plugin-api.ts';
 import type { MessagingEnv } from '../config.ts';
+import { addClusterMember, addGlobalRecipient, createCluster } from '../service/staff-routing.ts';
 
 /** Wrong arguments, one `--option: problem` per zod issue. */
 function usage(ctx: CommandContext<MessagingEnv>, command: string, issues: z.core.$ZodIssue[]): number {
@@ -15,8 +16,9 @@ function usage(ctx: CommandContext<MessagingEnv>, command: string, issues: z.cor
 const userId = z.string().trim().min(1).max(200);
 
 /**
- * Staff routing until the staff API arrives (issue 6, point 7): clusters (a business number's team), their
- * members, and the global recipients. User ids are the staff identities' `sub`.
+ * Staff routing until the staff API arrives: clusters (a business number's team), their members, and the
+ * global recipients (plugins/messaging/README.md, "Staff routing (CLI until the staff API arrives)"). User ids
+ * are the staff identities' `sub`.
  */
 export const clusterCreateCommand: PluginCommand<MessagingEnv> = {
   name: ['messaging', 'cluster', 'create'],
@@ -31,24 +33,16 @@ export const clusterCreateCommand: PluginCommand<MessagingEnv> = {
       })
       .safeParse({ name: values.name, phoneNumberId: values['phone-number-id'] });
     if (!parsed.success) return usage(ctx, 'messaging cluster create', parsed.error.issues);
-    const { rows } = await ctx.db.query<{ id: string }>(
-      `INSERT INTO messaging_clusters (name, phone_number_id, created_at) VALUES ($1, $2, $3)
-       ON CONFLICT DO NOTHING RETURNING id`,
-      [parsed.data.name, parsed.data.phoneNumberId ?? null, ctx.clock.now()],
-    );
-    if (!rows[0]) {
+    const id = await createCluster(ctx, {
+      name: parsed.data.name,
+      phoneNumberId: parsed.data.phoneNumberId ?? null,
+    });
+    if (id === null) {
       ctx.io.stderr.write('gatehouse messaging cluster create: that name or phone number id is taken\n');
       return 1;
     }
-    // Conversations that already came in on that number join the cluster.
-    if (parsed.data.phoneNumberId) {
-      await ctx.db.query(
-        'UPDATE messaging_conversations SET cluster_id = $1 WHERE phone_number_id = $2 AND cluster_id IS NULL',
-        [rows[0].id, parsed.data.phoneNumberId],
-      );
-    }
     printResult(ctx.io, {
-      id: rows[0].id,
+      id,
       name: parsed.data.name,
       phoneNumberId: parsed.data.phoneNumberId ?? null,
     });
@@ -64,19 +58,12 @@ export const clusterAddMemberCommand: PluginCommand<MessagingEnv> = {
   async run(ctx, values) {
     const parsed = z.object({ cluster: z.uuid(), user: userId }).safeParse(values);
     if (!parsed.success) return usage(ctx, 'messaging cluster add-member', parsed.error.issues);
-    const { rowCount } = await ctx.db.query(
-      `INSERT INTO messaging_cluster_members (cluster_id, user_id)
-       SELECT id, $2 FROM messaging_clusters WHERE id = $1 ON CONFLICT DO NOTHING`,
-      [parsed.data.cluster, parsed.data.user],
-    );
-    const exists = await ctx.db.query('SELECT 1 FROM messaging_clusters WHERE id = $1', [
-      parsed.data.cluster,
-    ]);
-    if (exists.rowCount === 0) {
+    const outcome = await addClusterMember(ctx, parsed.data.cluster, parsed.data.user);
+    if (outcome === 'missing') {
       ctx.io.stderr.write('gatehouse messaging cluster add-member: no such cluster\n');
       return 1;
     }
-    printResult(ctx.io, { cluster: parsed.data.cluster, user: parsed.data.user, added: rowCount === 1 });
+    printResult(ctx.io, { cluster: parsed.data.cluster, user: parsed.data.user, added: outcome === 'added' });
     return 0;
   },
 };
@@ -89,11 +76,8 @@ export const recipientAddCommand: PluginCommand<MessagingEnv> = {
   async run(ctx, values) {
     const parsed = z.object({ user: userId }).safeParse(values);
     if (!parsed.success) return usage(ctx, 'messaging recipient add', parsed.error.issues);
-    const { rowCount } = await ctx.db.query(
-      'INSERT INTO messaging_global_recipients (user_id, created_at) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-      [parsed.data.user, ctx.clock.now()],
-    );
-    printResult(ctx.io, { user: parsed.data.user, added: rowCount === 1 });
+    const added = await addGlobalRecipient(ctx, parsed.data.user);
+    printResult(ctx.io, { user: parsed.data.user, added });
     return 0;
   },
 };

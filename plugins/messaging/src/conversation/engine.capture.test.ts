@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { createChatModel } from '../llm/chat-model.ts';
 import { SESSION_TTL_MS } from './capture/session.ts';
 import { createConversationEngine } from './engine.ts';
-import { conversationDriver } from './test-support/conversation-driver.ts';
+import { conversationDriver } from '../../../../test/support/conversation-driver.ts';
 
 const HOUR = 60 * 60 * 1000;
 const noModel = createChatModel({ baseUrl: undefined, model: undefined, apiKey: undefined, timeoutMs: 1500 });
 const engine = createConversationEngine({ model: noModel });
 
-describe('lead capture: the acceptance conversation (issue 6)', () => {
+describe('lead capture: a whole conversation', () => {
   it('halo → greeting; saya mau daftar → name; nama saya Budi Santoso → email; budi@example.com → captured', async () => {
     const chat = conversationDriver(engine);
 
@@ -220,7 +220,7 @@ describe('lead capture: invalid input is re-asked once, never in a loop', () => 
   });
 });
 
-describe('lead capture: the 6 h session TTL (document 002)', () => {
+describe('lead capture: the 6 h session TTL', () => {
   it('continues a session up to 6 h after the last message', async () => {
     const chat = conversationDriver(engine);
     await chat.say('saya mau daftar', 'wantRegister');

@@ -4,8 +4,8 @@ import { createChatModel } from '../llm/chat-model.ts';
 import { idleSession } from './capture/session.ts';
 import { createConversationEngine } from './engine.ts';
 import { HANDLERS } from './handlers/index.ts';
-import { classified, conversationDriver } from './test-support/conversation-driver.ts';
-import { startModelStandIn, type ModelStandIn } from './test-support/model-stand-in.ts';
+import { classified, conversationDriver } from '../../../../test/support/conversation-driver.ts';
+import { startModelStandIn, type ModelStandIn } from '../../../../test/support/model-stand-in.ts';
 import type { ConversationInput } from './types.ts';
 
 const noModel = createChatModel({ baseUrl: undefined, model: undefined, apiKey: undefined, timeoutMs: 1500 });
@@ -138,7 +138,7 @@ describe('messages that are not text', () => {
   });
 });
 
-describe('the extraction gate inside the engine (language model over HTTP)', () => {
+describe('the lead extractor inside the engine (language model over HTTP)', () => {
   let standIn: ModelStandIn;
   beforeAll(async () => {
     standIn = await startModelStandIn();

@@ -1,7 +1,7 @@
 import type { Intent } from '../classifier/types.ts';
 import type { ChatModel } from '../llm/chat-model.ts';
 import { awaitedSlot, expireSession } from './capture/session.ts';
-import { createLeadExtractor, type Extraction } from './extract/gate.ts';
+import { createLeadExtractor, type Extraction } from './extract/lead-extractor.ts';
 import { HANDLERS } from './handlers/index.ts';
 import { nonTextOutcome, readsAsText } from './handlers/media.ts';
 import type { HandlerContext, HandlerOutcome } from './handlers/types.ts';
@@ -27,9 +27,10 @@ export interface ConversationEngine {
 }
 
 /**
- * The conversation engine (issue 6, points 5 and 6). Pure apart from the model call of the extraction
- * gate: time comes only from `input.now`, state only from the input, and nothing is written; the caller
- * persists the output. The reply catalogue is read and validated here, once, so a bad file fails at boot.
+ * The conversation engine (plugins/messaging/README.md, "Conversations and lead capture"). Pure apart from
+ * the model call of the lead extractor: time comes only from `input.now`, state only from the input, and
+ * nothing is written; the caller persists the output. The reply catalogue is read and validated here, once,
+ * so a bad file fails at boot.
  */
 export function createConversationEngine(options: {
   model: ChatModel;
@@ -72,7 +73,8 @@ export function createConversationEngine(options: {
       now: input.now,
     };
     const outcome = HANDLERS[route(intent, extraction, awaiting)](context);
-    // Document 002 leaves the phone optional; the provider's sender number fills it once capture runs.
+    // A lead may have no phone; the provider's sender number fills it once capture runs (README, "The capture
+    // state machine").
     if (outcome.capturing && !context.known.phone && input.senderPhone) patch.phone = input.senderPhone;
     const entities = {
       ...extraction.fields,

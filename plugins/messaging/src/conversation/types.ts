@@ -1,13 +1,13 @@
 import type { Classification, Intent } from '../classifier/types.ts';
 
 /**
- * The conversation engine's contract (issue 6, points 3, 5, 6): a pure step from (what we know of the
- * conversation, one inbound message, its classification) to (what we know now, the handler's result,
- * the replies to send, the lead fields learned). The infrastructure (queue, stores, send API) calls it
- * inside one transaction per message and persists what it returns.
+ * The conversation engine's contract (plugins/messaging/README.md, "Conversations and lead capture"): a
+ * pure step from (what we know of the conversation, one inbound message, its classification) to (what we
+ * know now, the handler's result, the replies to send, the lead fields learned). The processing queue
+ * calls it inside the transaction of the message's batch and persists what it returns.
  */
 
-/** Lead capture (document 002: awaiting_name → awaiting_email → captured, session TTL 6 h). */
+/** Lead capture: awaiting_name → awaiting_email → captured, for 6 h (README, "The capture state machine"). */
 export type CaptureState = 'idle' | 'awaiting_name' | 'awaiting_email' | 'captured';
 
 export interface CaptureSession {
@@ -27,7 +27,7 @@ export interface LeadFields {
   phone?: string;
 }
 
-/** Document 002's HandlerResult. */
+/** What a handler decided for one message: the intent it handled, the entities, escalations to raise. */
 export interface HandlerResult {
   intent: Intent;
   entities: LeadFields & Record<string, unknown>;

@@ -19,9 +19,10 @@ export interface ChatModel {
 }
 
 /**
- * A client for an OpenAI-compatible chat-completions endpoint (DECISIONS.md, "Language model tier":
- * `LLM_BASE_URL`, `LLM_MODEL`, `LLM_API_KEY`, output validated with zod, timeout 1.5 s; unset, slow or
- * invalid → the next tier). It never throws: every failure is a `ModelResult` the caller falls through on.
+ * A client for an OpenAI-compatible chat-completions endpoint (`LLM_BASE_URL`, `LLM_MODEL`, `LLM_API_KEY`),
+ * its output validated with zod, bounded by `LLM_TIMEOUT_MS`; a model unset, slow or invalid hands over to
+ * the next tier (plugins/messaging/README.md, "Intent classification"). It never throws: every failure is a
+ * `ModelResult` the caller falls through on.
  */
 export function createChatModel(options: {
   baseUrl: string | undefined;

@@ -1,8 +1,9 @@
-import type pg from 'pg';
 import type { Classification } from '../classifier/types.ts';
 import type { CaptureSession, Language } from '../conversation/types.ts';
+import type { LeadContact } from '../domain/lead.ts';
 import { leadStore } from './lead-store.ts';
 import { notificationStore } from './notification-store.ts';
+import type { Queryable } from './queryable.ts';
 
 /** Everything processing one inbound message changes, decided before anything is written. */
 export interface MessageEffects {
@@ -10,7 +11,7 @@ export interface MessageEffects {
   conversationId: string;
   classification: Classification;
   /** Fields to merge into the conversation's lead (null: the lead is not touched). */
-  leadPatch: { name: string | null; email: string | null; phone: string | null } | null;
+  leadPatch: LeadContact | null;
   notifications: Array<{
     scopes: ReadonlyArray<'cluster' | 'global'>;
     eventKey: string;
@@ -40,7 +41,7 @@ export interface QueuedReply {
  */
 export const effectsStore = {
   async write(
-    tx: Pick<pg.PoolClient, 'query'>,
+    tx: Queryable,
     batch: readonly MessageEffects[],
     now: Date,
     leaseUntil: Date | null = null,

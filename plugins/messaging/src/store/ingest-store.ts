@@ -1,17 +1,8 @@
-import type pg from 'pg';
-import type { InboundMessage, StatusUpdate } from '../webhook/notification.ts';
+import { idleSession } from '../conversation/capture/session.ts';
+import type { InboundMessage, StatusUpdate } from '../domain/webhook-notification.ts';
+import type { Queryable } from './queryable.ts';
 
-type Queryable = Pick<pg.PoolClient, 'query'>;
-
-/** The session a new conversation starts with (conversation/types.ts, CaptureSession). */
-export const IDLE_CAPTURE = {
-  state: 'idle',
-  startedAt: null,
-  lastActivityAt: null,
-  reasked: { name: false, email: false },
-} as const;
-
-/** 'wa:<from>', or 'user:<from_user_id>' for a username-only user (DECISIONS.md, "Identity"). */
+/** 'wa:<from>', or 'user:<from_user_id>' for a username-only user (README, "How a message flows"). */
 export function contactKey(message: InboundMessage): string {
   return message.from !== null ? `wa:${message.from}` : `user:${message.fromUserId}`;
 }
@@ -22,10 +13,10 @@ const CURRENT_RANK = `CASE delivery_status WHEN 'pending' THEN 0 WHEN 'sent' THE
   WHEN 'read' THEN 3 WHEN 'failed' THEN 4 END`;
 
 /**
- * The webhook's writes (DECISIONS.md, "Durability", binding): every inbound message of a notification in
- * one transaction, deduplicated by the provider message id, queued for processing; status updates applied
- * to the outbound messages they concern. Nothing here takes a lock the processing worker holds, so an
- * acknowledgement never waits for a classification.
+ * The webhook's writes (plugins/messaging/README.md, "How a message flows", point 2): every inbound message
+ * of a notification in one transaction, deduplicated by the provider message id, queued for processing;
+ * status updates applied to the outbound messages they concern. Nothing here takes a lock the processing
+ * worker holds, so an acknowledgement never waits for a classification.
  */
 export const ingestStore = {
   /**
@@ -88,7 +79,8 @@ export const ingestStore = {
           pending.map((m) => m.text),
           pending.map((m) => JSON.stringify({ message: m.raw, contact: { name: m.contactName } })),
           pending.map((m) => m.timestamp),
-          JSON.stringify(IDLE_CAPTURE),
+          // A new conversation starts with an idle capture session.
+          JSON.stringify(idleSession()),
           now,
         ],
       );

@@ -1,20 +1,17 @@
-import type pg from 'pg';
+import type { LeadContact } from '../domain/lead.ts';
+import type { Queryable } from './queryable.ts';
 
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
-
-export interface LeadPatch {
+/** The fields a message taught of a conversation's lead (null: not learned, the stored value stays). */
+export interface LeadPatch extends LeadContact {
   conversationId: string;
-  name: string | null;
-  email: string | null;
-  phone: string | null;
 }
 
 /**
  * messaging_leads: one lead per conversation. Each lead is written by one atomic
- * `INSERT ... ON CONFLICT DO UPDATE` that merges the new fields into the old ones and recomputes
- * `status` with a conditional expression in the same statement (DECISIONS.md, "Lead status": incomplete
- * when the name or the email is missing, captured with both, qualified with a phone as well). Many leads
- * (a processing batch) go in one statement.
+ * `INSERT ... ON CONFLICT DO UPDATE` that merges the new fields into the old ones and recomputes `status`
+ * with a conditional expression in the same statement (README, "How a message flows", point 4: incomplete
+ * when the name or the email is missing, captured with both, qualified with a phone as well). Many leads (a
+ * processing batch) go in one statement.
  */
 export const leadStore = {
   async upsertMany(db: Queryable, patches: readonly LeadPatch[], now: Date): Promise<void> {

@@ -1,6 +1,4 @@
-import type pg from 'pg';
-
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+import type { Queryable } from './queryable.ts';
 
 export interface NotificationRequest {
   conversationId: string;
@@ -13,7 +11,7 @@ export interface NotificationRequest {
 
 /**
  * messaging_notifications (migrations/messaging/0001). The 30-second dedup per (user, event_key) is the
- * table's exclusion constraint (DECISIONS.md, "Notification dedup"), so concurrent inserts for the same
+ * table's exclusion constraint (README, "How a message flows", point 5), so concurrent inserts for the same
  * pair persist exactly one row, whichever transaction commits first; the others insert nothing.
  */
 export const notificationStore = {

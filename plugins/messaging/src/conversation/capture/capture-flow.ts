@@ -15,8 +15,8 @@ const SIDE_ANSWERS: Partial<Record<Intent, Handler>> = {
 };
 
 /**
- * Lead capture (document 002, "Lead capture conversation": awaiting_name → awaiting_email → captured),
- * run by the `wantRegister` and `sharePersonalInfo` handlers.
+ * Lead capture (awaiting_name → awaiting_email → captured; plugins/messaging/README.md, "The capture state
+ * machine"), run by the `wantRegister` and `sharePersonalInfo` handlers.
  *
  * - The next state follows from what the lead lacks after this message: the name, then the email. Slots
  *   come in any order and a known slot is never asked again (the lead, not the session, says what is known).

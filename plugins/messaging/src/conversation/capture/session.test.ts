@@ -10,7 +10,7 @@ const awaitingEmail: CaptureSession = {
   reasked: { name: false, email: true },
 };
 
-describe('capture session TTL (document 002: 6 hours)', () => {
+describe('capture session TTL (6 hours)', () => {
   it('keeps a session up to 6 h after its last message', () => {
     const at = new Date(started.getTime() + SESSION_TTL_MS);
     expect(expireSession(awaitingEmail, at)).toEqual({ session: awaitingEmail, expired: false });

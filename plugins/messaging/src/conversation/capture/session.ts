@@ -1,6 +1,9 @@
 import type { CaptureSession, LeadFields } from '../types.ts';
 
-/** Document 002, "Limits": lead capture session time-to-live, counted from the last inbound message. */
+/**
+ * How long a lead capture session lives after its last inbound message (plugins/messaging/README.md, "The
+ * capture state machine").
+ */
 export const SESSION_TTL_MS = 6 * 60 * 60 * 1000;
 
 export type Slot = 'name' | 'email';
@@ -11,7 +14,7 @@ export function idleSession(): CaptureSession {
 }
 
 /**
- * Applies the 6 h TTL (document 002, "Lead capture conversation"): a session whose last inbound message is
+ * Applies the 6 h TTL: a session whose last inbound message is
  * more than 6 h before `now` is reset to idle, so a late answer never continues a stale prompt and the bot
  * never nags after the user went away. The lead's fields are not touched: what was learned stays known.
  * An unreadable timestamp counts as expired.

@@ -92,7 +92,7 @@ describe('extractName: bare replies when the bot asked for the name', () => {
   });
 });
 
-describe('extractName: negative cases (issue 6, point 5)', () => {
+describe('extractName: negative cases', () => {
   it.each([
     'saya mau daftar',
     'Saya Mau Daftar',

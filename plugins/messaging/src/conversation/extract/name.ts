@@ -55,8 +55,8 @@ const LOOSE_PHRASES: readonly RegExp[] = [
 const MAX_NAME_TOKENS = MAX_WORDS + 7;
 
 /**
- * Finds the sender's own name in a message (document 002: "Extractors recognise Indonesian phrases for
- * a name"), title-cased, or null.
+ * Finds the sender's own name in a message, from the Indonesian and English phrases people introduce
+ * themselves with (README, "Extraction"), title-cased, or null.
  *
  * - Explicit phrases ("nama saya X", "my name is X") take the words after them up to the end of the clause
  *   or the first word that cannot be part of a name: "nama saya belum terdaftar" gives nothing.

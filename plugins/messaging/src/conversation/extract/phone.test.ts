@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalisePhone, scanPhones } from './phone.ts';
 
-describe('normalisePhone (document 002: phone numbers in a 62-prefixed format)', () => {
+describe('normalisePhone (the 62-prefixed format)', () => {
   it.each([
     ['081234567890', '6281234567890'],
     ['0812-3456-7890', '6281234567890'],

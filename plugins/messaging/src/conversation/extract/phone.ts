@@ -8,9 +8,9 @@ const MOBILE_NATIONAL = /^8[1-9]\d{7,10}$/;
 const PHONE_CANDIDATE = /(?<![\p{L}\p{N}+])\(?(?:\+|00)?\s?\(?\d[\d\s().-]{6,24}\d(?!\p{N})/gu;
 
 /**
- * Normalises an Indonesian mobile number to the 62-prefixed form (document 002, "Lead"): 0812..., +62 812...,
- * +62 (0)812..., 0062 812..., 62812... all become 62812.... Returns null for anything else: landlines,
- * foreign numbers, too short or too long.
+ * Normalises an Indonesian mobile number to the 62-prefixed form a lead's phone is stored in (README,
+ * "Extraction"): 0812..., +62 812..., +62 (0)812..., 0062 812..., 62812... all become 62812.... Returns null
+ * for anything else: landlines, foreign numbers, too short or too long.
  */
 export function normalisePhone(raw: string): string | null {
   const compact = raw.trim().replace(/[\s().-]/g, '');

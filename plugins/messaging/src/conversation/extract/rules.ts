@@ -15,7 +15,7 @@ export interface RuleExtraction {
 }
 
 /**
- * The regular-expression tier of lead extraction (document 002, "Lead extraction"): emails first, then
+ * The regular-expression tier of lead extraction (README, "Extraction"): emails first, then
  * phone numbers in what remains, then a name in what remains after both (so "budi@example.com" never
  * reads as a name and "nama saya Budi, 0812..." stops at the number). Only the first RULE_TEXT_MAX_CHARS
  * characters are read; every step is linear in them.

@@ -8,7 +8,7 @@ export const wantRegister: Handler = (context) => runCapture(context, 'wantRegis
 /** Takes the name, email or phone the message gives, or answers a capture prompt. */
 export const sharePersonalInfo: Handler = (context) => runCapture(context, 'sharePersonalInfo');
 
-/** One named handler per intent (document 002: "Named handlers include wantRegister, ..."). */
+/** One named handler per intent, named after it (`wantRegister`, `askFees`, ...). */
 export const HANDLERS: Readonly<Record<Intent, Handler>> = {
   greeting: answers.greeting,
   wantRegister,

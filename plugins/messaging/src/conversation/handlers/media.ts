@@ -7,12 +7,11 @@ import type { HandlerOutcome } from './types.ts';
 const SILENT_TYPES: ReadonlySet<string> = new Set(['reaction', 'system']);
 
 /**
- * Messages the engine does not read as text (issue 6, point 6). Interactive and button replies arrive
- * with their title as `text` and are handled as text; so is a media caption. What is left: a location
+ * Messages the engine does not read as text (README, "Non-text messages"). Interactive and button replies
+ * arrive with their title as `text` and are handled as text; so is a media caption. What is left: a location
  * is thanked for (with how to ask where the campus is), reactions and system notices get no reply, and
- * everything else (image, audio, video, document, sticker, contacts, unsupported) is told that the bot
- * reads text only. A running capture session keeps waiting; a message without text never counts as a
- * failed answer.
+ * everything else (image, audio, video, document, sticker, contacts, unsupported) is told that the bot reads
+ * text only. A running capture session keeps waiting; a message without text never counts as a failed answer.
  */
 export function nonTextOutcome(messageType: string, session: CaptureSession, now: Date): HandlerOutcome {
   let replies: Reply[];

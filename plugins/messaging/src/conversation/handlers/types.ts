@@ -1,5 +1,5 @@
 import type { Intent } from '../../classifier/types.ts';
-import type { Extraction } from '../extract/gate.ts';
+import type { Extraction } from '../extract/lead-extractor.ts';
 import type { CaptureSession, ConversationInput, HandlerResult, LeadFields, Reply } from '../types.ts';
 
 /** What a handler sees: the message, the session after the TTL check, and what is known of the lead. */

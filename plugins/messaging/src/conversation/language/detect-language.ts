@@ -29,9 +29,10 @@ const ENGLISH = new Set(
 );
 
 /**
- * Detects Indonesian or English from the message's function words (issue 6, point 6: replies in
- * Indonesian with an English fallback). A message with no cue either way, or as many of each (a bare name,
- * an email, "ok"), keeps the conversation's previous language, or Indonesian for a new conversation.
+ * Detects Indonesian or English from the message's function words (replies are in Indonesian, with an English
+ * fallback; README, "Language and reply templates"). A message with no cue either way, or as many of each (a
+ * bare name, an email, "ok"), keeps the conversation's previous language, or Indonesian for a new
+ * conversation.
  */
 export function detectLanguage(text: string | null, previous: Language | undefined): Language {
   let indonesian = 0;

@@ -6,7 +6,7 @@ import { CONVERSATION_TEMPLATES } from './templates.ts';
 const PLACEHOLDER = /\{([A-Za-z][A-Za-z0-9_]*)\}/g;
 
 const TemplateSchema = z.strictObject({
-  /** Indonesian; optional, the English text is the fallback (issue 6, point 6). */
+  /** Indonesian; optional, the English text is the fallback. */
   id: z.string().min(1).optional(),
   en: z.string().min(1),
 });

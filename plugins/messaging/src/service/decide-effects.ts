@@ -1,0 +1,129 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { firingRules, type EscalationRule } from '../domain/escalation-rules.ts';
+import { leadStatus } from '../domain/lead.ts';
+import { outboundPayload } from '../domain/outbound-reply.ts';
+import type { MessageEffects } from '../store/effects-store.ts';
+import type { QueueHead } from '../store/queue-store.ts';
+import type { ProcessingPorts } from './processing-ports.ts';
+
+/** What deciding a message needs: the classifier and the engine, and the escalation rules. */
+export interface DecideDeps {
+  ports: ProcessingPorts;
+  rules: readonly EscalationRule[];
+}
+
+/** A batch's messages, decided: the effects of those that went through, and those that threw. */
+export interface Decided {
+  done: MessageEffects[];
+  failed: Array<[QueueHead, unknown]>;
+}
+
+/**
+ * Decides every message of a batch, each started on a turn of its own (see `settleEachOnItsOwnTurn`); a
+ * message that throws fails alone.
+ */
+export async function decideEach(deps: DecideDeps, heads: readonly QueueHead[], now: Date): Promise<Decided> {
+  const outcomes = await settleEachOnItsOwnTurn(heads, (head) => decideEffects(deps, head, now));
+  const decided: Decided = { done: [], failed: [] };
+  outcomes.forEach((outcome, i) => {
+    if (outcome.status === 'fulfilled') decided.done.push(outcome.value);
+    else decided.failed.push([heads[i] as QueueHead, outcome.reason]);
+  });
+  return decided;
+}
+
+/**
+ * What one message does, computed without writing anything: its classification, the step of its
+ * conversation (session, lead fields learned, language), the escalation notifications that fire, and its
+ * replies rendered as send API requests.
+ */
+export async function decideEffects(deps: DecideDeps, head: QueueHead, now: Date): Promise<MessageEffects> {
+  const classification = await deps.ports.classify(head.text);
+  const output = await deps.ports.step({
+    text: head.text,
+    messageType: head.type,
+    classification,
+    session: head.capture,
+    lead: {
+      name: head.lead.name ?? undefined,
+      email: head.lead.email ?? undefined,
+      phone: head.lead.phone ?? undefined,
+    },
+    // The sender's WhatsApp number stays on the conversation; a lead's phone is one the contact gives.
+    senderPhone: null,
+    defaultAnswersInARow: head.defaultAnswersInARow,
+    language: head.language,
+    now,
+  });
+  const patch = output.leadPatch;
+  const hasPatch = patch.name !== undefined || patch.email !== undefined || patch.phone !== undefined;
+  const merged = {
+    name: patch.name ?? head.lead.name,
+    email: patch.email ?? head.lead.email,
+    phone: patch.phone ?? head.lead.phone,
+  };
+  const leadAfter = hasPatch ? leadStatus(merged) : head.lead.status;
+  const defaultStreak = classification.tier === 4 ? head.defaultAnswersInARow + 1 : 0;
+  const notifications = firingRules(deps.rules, {
+    intent: classification.intent,
+    handlerEscalation: output.result.escalation?.reason ?? null,
+    leadBefore: head.lead.status,
+    leadAfter,
+    defaultAnswersInARow: defaultStreak,
+  }).map((rule) => ({
+    scopes: rule.notify,
+    eventKey: `${rule.id}:${head.conversationId}`,
+    kind: rule.kind,
+    payload: { rule: rule.id, intent: classification.intent, messageId: head.id, lead: leadAfter },
+  }));
+  if (output.result.notifyAdmin) {
+    notifications.push({
+      scopes: ['global'],
+      eventKey: `${output.result.notifyAdmin.eventKey}:${head.conversationId}`,
+      kind: 'admin.notice',
+      payload: { rule: 'notify_admin', intent: classification.intent, messageId: head.id, lead: leadAfter },
+    });
+  }
+  return {
+    messageId: head.id,
+    conversationId: head.conversationId,
+    classification,
+    leadPatch: hasPatch
+      ? { name: patch.name ?? null, email: patch.email ?? null, phone: patch.phone ?? null }
+      : null,
+    notifications,
+    replies: output.replies.map((reply) => {
+      const body = deps.ports.render(reply, output.language);
+      return { template: reply.template, body, payload: outboundPayload(head, body) };
+    }),
+    session: output.session,
+    language: output.language,
+    defaultStreak,
+    contactName: head.contactName,
+  };
+}
+
+/**
+ * Starts `work` for each item on a turn of the event loop of its own and settles them all, like
+ * `Promise.allSettled(items.map(work))`. The synchronous part of processing a message (classifier tiers
+ * 1–2, extraction) then runs between two turns, where the gateway answers requests that arrived
+ * meanwhile, instead of a whole batch of it in one stretch (see plugins/messaging/README.md, "Bounded
+ * work per message"). The asynchronous parts (model calls) still overlap.
+ */
+async function settleEachOnItsOwnTurn<T, R>(
+  items: readonly T[],
+  work: (item: T) => Promise<R>,
+): Promise<Array<PromiseSettledResult<R>>> {
+  const settling: Array<Promise<PromiseSettledResult<R>>> = [];
+  for (const item of items) {
+    await nextTurn();
+    // The outcome is handled as soon as the work starts, so a failure is never an unhandled rejection.
+    settling.push(
+      work(item).then(
+        (value) => ({ status: 'fulfilled', value }),
+        (reason: unknown) => ({ status: 'rejected', reason }),
+      ),
+    );
+  }
+  return Promise.all(settling);
+}
