@@ -30,7 +30,7 @@ import {
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { systemClock } from '../gateway/src/clock.ts';
-import type { AnalysisSource } from '../operator/src/analysis/types.ts';
+import type { AnalysisSource } from '../operator/src/prometheus/types.ts';
 import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../operator/src/api/names.ts';
 import type { AuthConfigSpecInput } from '../operator/src/api/types.generated.ts';
 import { validateSpec } from '../operator/src/api/validate-spec.ts';

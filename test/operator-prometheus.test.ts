@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateMetrics, type GateLayer, type GateOutcome } from '../gateway/src/gate/gate-metrics.ts';
 import { applyDefaults } from '../operator/src/api/defaults.ts';
 import { prometheusQueriesSchema } from '../operator/src/api/spec-schema.ts';
-import { createPrometheusAnalysis } from '../operator/src/analysis/prometheus-analysis.ts';
+import { createPrometheusAnalysis } from '../operator/src/prometheus/analysis-source.ts';
 import type { Analysis } from '../operator/src/rollout/types.ts';
 import { eventually } from './support/eventually.ts';
 import { freePort } from './support/process.ts';

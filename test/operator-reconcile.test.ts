@@ -17,8 +17,8 @@ import {
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../gateway/src/clock.ts';
-import { createPrometheusAnalysis } from '../operator/src/analysis/prometheus-analysis.ts';
-import type { AnalysisSource } from '../operator/src/analysis/types.ts';
+import { createPrometheusAnalysis } from '../operator/src/prometheus/analysis-source.ts';
+import type { AnalysisSource } from '../operator/src/prometheus/types.ts';
 import { GROUP, LABELS, MANAGED_BY, PLURAL, VERSION } from '../operator/src/api/names.ts';
 import { gateSecrets, minimalSpec, specWith } from '../operator/src/api/testing/fixtures.ts';
 import type { AuthConfigSpecInput, AuthConfigStatus } from '../operator/src/api/types.generated.ts';

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../gateway/src/clock.ts';
-import type { AnalysisSource } from '../operator/src/analysis/types.ts';
+import type { AnalysisSource } from '../operator/src/prometheus/types.ts';
 import { GROUP, KIND, LABELS, VERSION } from '../operator/src/api/names.ts';
 import { gateSecrets, minimalSpec, specWith } from '../operator/src/api/testing/fixtures.ts';
 import type { AuthConfigSpecInput, AuthConfigStatus } from '../operator/src/api/types.generated.ts';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { AppsV1Api, CustomObjectsApi, type KubeConfig, type V1Deployment } from '@kubernetes/client-node';
 import { systemClock } from '../../../gateway/src/operator-api.ts';
-import type { AnalysisSource } from '../analysis/types.ts';
+import type { AnalysisSource } from '../prometheus/types.ts';
 import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../api/names.ts';
 import type { AuthConfigSpecInput } from '../api/types.generated.ts';
 import { createReconciler } from './reconciler.ts';

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../../../gateway/src/operator-api.ts';
-import type { AnalysisSource } from '../analysis/types.ts';
+import type { AnalysisSource } from '../prometheus/types.ts';
 import { LABELS } from '../api/names.ts';
 import {
   analysisQueries,
@@ -14,10 +14,10 @@ import { validateSpec } from '../api/validate-spec.ts';
 import { configMapFor, configMapName } from '../render/config-map.ts';
 import { renderEnv } from '../render/env.ts';
 import { decide } from '../rollout/decide.ts';
-import type { Analysis, RolloutSettings, RolloutState } from '../rollout/types.ts';
+import type { Analysis, ConditionDraft, RolloutSettings, RolloutState } from '../rollout/types.ts';
 import { ANNOTATIONS } from './annotations.ts';
 import { configMapsToPrune } from './config-map-history.ts';
-import { mergeConditions, type ConditionDraft, type ConditionType } from './conditions.ts';
+import { mergeConditions, type ConditionType } from './status-conditions.ts';
 import { planDeployment } from './deployment.ts';
 import { eventFor, type EventNote, type InvolvedObject } from './events.ts';
 import { isJsonObject, sameJson, type JsonObject } from './json.ts';
@@ -40,7 +40,7 @@ export interface ReconcileLogger {
 export interface ReconcilerOptions {
   kubeConfig: KubeConfig;
   clock: Clock;
-  /** Where rollout analyses come from (operator/src/analysis; tests inject a fake). */
+  /** Where rollout analyses come from (operator/src/prometheus; tests inject a fake). */
   analysis: AnalysisSource;
   /** The one field manager of every server-side apply. */
   fieldManager?: string;

@@ -66,7 +66,7 @@ describe('entering warn (one step at a time, the desired mode is the ceiling)', 
   });
 });
 
-describe('warn → enforce gates', () => {
+describe('warn → enforce promotion criteria', () => {
   const soaked = 24 * HOUR;
 
   it('promotes when the soak has passed, the ratio is under the maximum and the window has enough samples', () => {

@@ -1,5 +1,5 @@
-import { checkFigures, fallbackThreshold, recordAnalysis, requiredSamples } from './analysis.ts';
-import { degradedCondition, phase3Condition, promotableCondition } from './conditions.ts';
+import { checkFigures, fallbackThreshold, recordAnalysis, requiredSamples } from './figures.ts';
+import { degradedCondition, phase3Condition, promotableCondition } from './rollout-conditions.ts';
 import { appendHistory } from './history.ts';
 import type {
   Analysis,
@@ -10,7 +10,7 @@ import type {
   RolloutState,
   TransitionReason,
 } from './types.ts';
-import { evaluateWarnGates, mayPromote } from './warn-gates.ts';
+import { evaluatePromotionCriteria, mayPromote } from './promotion-criteria.ts';
 
 interface Move {
   to: ApiAuthMode;
@@ -22,7 +22,7 @@ interface Move {
  * the time comes only from `now`, the inputs are not mutated. `analysis` is null when no analysis was due.
  *
  * Precedence: an SRE's rollback or lowered mode first (applied at once, analysis skipped), then entry into warn,
- * then the enforce failure check (fallback), then the warn → enforce gates (promotion). At most one transition
+ * then the enforce failure check (fallback), then the promotion criteria (warn → enforce). At most one transition
  * per step, and never more than one step upward.
  */
 export function decide(
@@ -102,8 +102,8 @@ function fallbackMove(settings: RolloutSettings, state: RolloutState): Move | nu
 }
 
 /**
- * Warn → enforce only on an analysis that ran this step and passes every gate, with automatic promotion on (and
- * within the maximum warn soak) or a human's approval (issue 7 point 3). See `evaluateWarnGates`.
+ * Warn → enforce only on an analysis that ran this step and meets every criterion, with automatic promotion on (and
+ * within the maximum warn soak) or a human's approval (issue 7 point 3). See `evaluatePromotionCriteria`.
  */
 function promotionMove(
   settings: RolloutSettings,
@@ -111,7 +111,7 @@ function promotionMove(
   fresh: boolean,
   now: Date,
 ): Move | null {
-  return mayPromote(evaluateWarnGates(settings, state, now), fresh)
+  return mayPromote(evaluatePromotionCriteria(settings, state, now), fresh)
     ? { to: 'enforce', reason: 'Promoted' }
     : null;
 }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPrometheusAnalysis, ratio } from './prometheus-analysis.ts';
+import { createPrometheusAnalysis, ratio } from './analysis-source.ts';
 import { fillQuery, promDuration } from './promql.ts';
 import type { Analysis } from '../rollout/types.ts';
 

@@ -1,5 +1,5 @@
 import type { Analysis } from '../rollout/types.ts';
-import { instantQuery } from './prometheus-client.ts';
+import { instantQuery } from './instant-query.ts';
 import { fillQuery } from './promql.ts';
 import type { AnalysisSource } from './types.ts';
 
