@@ -4,7 +4,8 @@ import { parse } from 'yaml';
 import { CEL_RULES, type CelRuleId } from './cel-rules.ts';
 import { authConfigSchema } from './crd.ts';
 import { applyDefaults } from './defaults.ts';
-import { isPlainObject, type JsonSchema, type ValidationRule } from './json-schema.ts';
+import { isJsonObject } from './json.ts';
+import type { JsonSchema, ValidationRule } from './json-schema.ts';
 import { admit, evaluateRule, ruleLocations, typeCheck } from './testing/cel-admission.ts';
 import {
   authConfig,
@@ -335,9 +336,9 @@ function valuesAt(value: unknown, path: string): unknown[] {
     const list = segment.endsWith('[]');
     const key = list ? segment.slice(0, -2) : segment;
     values = values.flatMap((current) => {
-      const next = isPlainObject(current) ? current[key] : undefined;
+      const next = isJsonObject(current) ? current[key] : undefined;
       if (next === undefined) return [];
-      return list && Array.isArray(next) ? (next as unknown[]) : [next];
+      return list && Array.isArray(next) ? next : [next];
     });
   }
   return values;

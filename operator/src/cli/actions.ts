@@ -5,7 +5,7 @@
  * engine honours them in operator/src/rollout/decide.ts.
  */
 import { ANNOTATIONS } from '../reconcile/annotations.ts';
-import type { JsonObject } from '../reconcile/json.ts';
+import type { JsonObject } from '../api/json.ts';
 import type { RolloutView } from './status-view.ts';
 
 export const ACTIONS = ['promote', 'pause', 'resume', 'rollback'] as const;

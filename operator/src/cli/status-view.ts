@@ -14,7 +14,7 @@ import type {
   RolloutStatus,
 } from '../api/types.generated.ts';
 import { ANNOTATIONS } from '../reconcile/annotations.ts';
-import { isJsonObject, type JsonObject } from '../reconcile/json.ts';
+import { isJsonObject, type JsonObject } from '../api/json.ts';
 import { storedStatus } from '../reconcile/status.ts';
 import { elapsedSeconds, formatDuration, formatRatio } from '../rollout/format.ts';
 import { formatTable } from './table.ts';

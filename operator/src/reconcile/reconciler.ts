@@ -20,7 +20,7 @@ import { configMapsToPrune } from './config-map-history.ts';
 import { mergeConditions, type ConditionType } from './status-conditions.ts';
 import { planDeployment } from './deployment.ts';
 import { eventFor, type EventNote, type InvolvedObject } from './events.ts';
-import { isJsonObject, sameJson, type JsonObject } from './json.ts';
+import { isJsonObject, sameJson, type JsonObject } from '../api/json.ts';
 import { createKubeClient, type KubeClient } from './kube-client.ts';
 import {
   draftOf,

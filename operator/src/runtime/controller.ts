@@ -11,11 +11,11 @@
  */
 import { AppsV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { GROUP, KIND, PLURAL, VERSION } from '../api/names.ts';
-import type { ObjectKey, Reconciler } from '../reconcile/types.ts';
+import type { Reconciler } from '../reconcile/types.ts';
 import { Informer, objectKey, type ListResult, type WatchedObject } from './informer.ts';
 import { silentLogger, type RuntimeLogger } from './logger.ts';
 import type { OperatorMetrics } from './metrics.ts';
-import { keyOf, WorkQueue, type BackoffOptions } from './work-queue.ts';
+import { keyOf, parseKey, WorkQueue, type BackoffOptions } from './work-queue.ts';
 
 export const CONTROLLER_NAME = 'authconfig';
 
@@ -148,11 +148,6 @@ export function startController(options: ControllerOptions): Controller {
 
 function collectionPath(prefix: string, plural: string, namespace: string | undefined): string {
   return namespace === undefined ? `${prefix}/${plural}` : `${prefix}/namespaces/${namespace}/${plural}`;
-}
-
-function parseKey(key: string): ObjectKey {
-  const slash = key.indexOf('/');
-  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
 /** A list response (typed or custom-object JSON) as items and the list's resourceVersion. */

@@ -46,11 +46,13 @@ export interface WorkQueueOptions {
   log?: RuntimeLogger;
 }
 
+/** The queue key of an object: `namespace/name`. */
 export function keyOf({ namespace, name }: ObjectKey): string {
   return `${namespace}/${name}`;
 }
 
-function parseKey(key: string): ObjectKey {
+/** The object a queue key names: the inverse of `keyOf` (a namespace never contains a slash). */
+export function parseKey(key: string): ObjectKey {
   const slash = key.indexOf('/');
   return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }

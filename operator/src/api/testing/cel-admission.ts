@@ -1,13 +1,8 @@
 import { compileRule, evaluateRule as evaluateCel } from '../../../../test/support/fake-kube/schema/cel.ts';
 import type { Schema } from '../../../../test/support/fake-kube/schema/types.ts';
 import { applyDefaults } from '../defaults.ts';
-import {
-  childPath,
-  isPlainObject,
-  type JsonSchema,
-  type SchemaProblem,
-  type ValidationRule,
-} from '../json-schema.ts';
+import { isJsonObject } from '../json.ts';
+import { childPath, type JsonSchema, type SchemaProblem, type ValidationRule } from '../json-schema.ts';
 import { checkStructure } from '../structural.ts';
 
 /**
@@ -81,7 +76,7 @@ export function evaluateRules(schema: JsonSchema, value: unknown, path = '', isR
     value.forEach((item, index) =>
       failures.push(...evaluateRules(items, item, childPath(path, index), false)),
     );
-  } else if (isPlainObject(value)) {
+  } else if (isJsonObject(value)) {
     for (const [key, child] of Object.entries(value)) {
       const childSchema = schema.properties?.[key] ?? schema.additionalProperties;
       if (childSchema) failures.push(...evaluateRules(childSchema, child, childPath(path, key), false));
