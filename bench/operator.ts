@@ -34,7 +34,7 @@ import type { AnalysisSource } from '../operator/src/prometheus/types.ts';
 import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../operator/src/api/names.ts';
 import type { AuthConfigSpecInput } from '../operator/src/api/types.generated.ts';
 import { validateSpec } from '../operator/src/api/validate-spec.ts';
-import { ANNOTATIONS } from '../operator/src/reconcile/annotations.ts';
+import { ANNOTATIONS } from '../operator/src/api/names.ts';
 import {
   benchDeployment,
   benchmarkApply,

@@ -25,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../operator/src/api/names.ts';
 import type { AuthConfigSpecInput } from '../operator/src/api/types.generated.ts';
 import { validateSpec } from '../operator/src/api/validate-spec.ts';
-import { ANNOTATIONS } from '../operator/src/reconcile/annotations.ts';
+import { ANNOTATIONS } from '../operator/src/api/names.ts';
 import { configMapName, envHash } from '../operator/src/render/config-map.ts';
 import { renderEnv } from '../operator/src/render/env.ts';
 import { LEASE_NAME } from '../operator/src/runtime/operator.ts';

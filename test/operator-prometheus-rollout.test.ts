@@ -33,6 +33,7 @@ import {
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateMetrics, type GateVerdict } from '../gateway/src/gate/gate-metrics.ts';
+import { GATE_METRIC_NAMES } from '../gateway/src/operator-api.ts';
 import { API_VERSION, GROUP, KIND, LABELS, PLURAL, VERSION } from '../operator/src/api/names.ts';
 import { gateSecrets, specWith } from '../operator/src/api/testing/fixtures.ts';
 import type { AuthConfigStatus } from '../operator/src/api/types.generated.ts';
@@ -132,7 +133,7 @@ async function scalar(query: string): Promise<number> {
 /** Scrapes of a namespace's verdict series in the last minute. */
 const scrapes = (namespace: string) =>
   scalar(
-    `count_over_time(gatehouse_auth_gate_requests_total{namespace="${namespace}",mode="warn",outcome="pass"}[1m])`,
+    `count_over_time(${GATE_METRIC_NAMES.requests}{namespace="${namespace}",mode="warn",outcome="pass"}[1m])`,
   );
 
 interface StoredAuthConfig {

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../gateway/src/clock.ts';
 import { createPrometheusAnalysis } from '../operator/src/prometheus/analysis-source.ts';
 import type { AnalysisSource } from '../operator/src/prometheus/types.ts';
-import { GROUP, LABELS, MANAGED_BY, PLURAL, VERSION } from '../operator/src/api/names.ts';
+import { FIELD_MANAGER, GROUP, LABELS, MANAGED_BY, PLURAL, VERSION } from '../operator/src/api/names.ts';
 import { gateSecrets, minimalSpec, specWith } from '../operator/src/api/testing/fixtures.ts';
 import type { AuthConfigSpecInput, AuthConfigStatus } from '../operator/src/api/types.generated.ts';
 import {
@@ -266,7 +266,7 @@ describe('applying an AuthConfig', () => {
     expect(map?.data).not.toHaveProperty('AUTH_SECRET');
     expect(map?.metadata?.labels).toMatchObject({
       [LABELS.authConfig]: 'gateway',
-      [LABELS.managedBy]: 'gatehouse-operator',
+      [LABELS.managedBy]: MANAGED_BY,
     });
     expect(map?.metadata?.ownerReferences).toEqual([
       expect.objectContaining({
@@ -298,7 +298,7 @@ describe('applying an AuthConfig', () => {
         (request) => request.method === 'PATCH' && request.path.includes('/deployments/'),
       );
       expect(patch).toMatchObject({ contentType: 'application/apply-patch+yaml' });
-      expect(patch?.query.fieldManager).toBe('gatehouse-operator');
+      expect(patch?.query.fieldManager).toBe(FIELD_MANAGER);
     }
 
     expect(stored.status?.observedGeneration).toBe(stored.metadata.generation);

@@ -451,7 +451,7 @@ describe('rollback end to end', () => {
     expect(status.code).toBe(0);
     expect(field(status.stdout, 'Effective mode')).toBe('disabled (phase 0 of 3: disabled)');
     expect(field(status.stdout, 'Requests')).toBe(
-      'rollback to disabled (gatehouse.dev/rollback; lift with gatehouse rollout rollback gateway --clear)',
+      `rollback to disabled (${ANNOTATIONS.rollback}; lift with gatehouse rollout rollback gateway --clear)`,
     );
     expect(status.stdout).toMatch(/^ {2}2026-01-01T00:00:00\.000Z +disabled +warn +DesiredModeRaised +-$/m);
     expect(status.stdout).toMatch(/^ {2}2026-01-01T00:05:01\.000Z +warn +disabled +RollbackRequested +-$/m);

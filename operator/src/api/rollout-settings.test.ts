@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { GATE_METRIC_NAMES } from '../../../gateway/src/operator-api.ts';
 import type { RolloutState } from '../rollout/types.ts';
 import {
   analysisQueries,
@@ -64,7 +65,7 @@ describe('analysisQueries', () => {
     );
     expect(queries.gatedRequests).toBe(
       // {{mode}} stays for the analysis to fill with the mode it analyses.
-      'sum(increase(gatehouse_auth_gate_requests_total{namespace="shop",mode="{{mode}}"}[30m]))',
+      `sum(increase(${GATE_METRIC_NAMES.requests}{namespace="shop",mode="{{mode}}"}[30m]))`,
     );
     expect(queries.wouldDeny).toContain('outcome="would_deny"}[30m]');
     expect(queries.failed).toContain('outcome="fail"}[30m]');

@@ -4,7 +4,7 @@
  * reconciler reads the annotations in operator/src/reconcile/reconciler.ts (`rolloutRequests`) and the decision
  * engine honours them in operator/src/rollout/decide.ts.
  */
-import { ANNOTATIONS } from '../reconcile/annotations.ts';
+import { ANNOTATIONS } from '../api/names.ts';
 import type { JsonObject } from '../api/json.ts';
 import type { RolloutView } from './status-view.ts';
 

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
+import { ANNOTATIONS } from '../api/names.ts';
 import { ACTIONS, planAction } from './actions.ts';
 import { apiErrorMessage, createRolloutClient, type RolloutClient } from './client.ts';
 import { formatStatus, rolloutView } from './status-view.ts';
@@ -16,11 +17,11 @@ Shows and steers the phased API_AUTH_MODE rollout of the AuthConfig NAME.
 Commands:
   status NAME            Desired and effective mode, phase (0-3), conditions, the last analysis
                          figures and the history of transitions.
-  promote NAME           Approve warn → enforce now (annotation gatehouse.dev/promote). Only in warn;
+  promote NAME           Approve warn → enforce now (annotation ${ANNOTATIONS.promote}). Only in warn;
                          the analysis gates still apply.
   pause NAME             Automatic promotion off (spec.apiAuth.rollout.automaticPromotion: false).
   resume NAME            Automatic promotion on.
-  rollback NAME          Roll back to API_AUTH_MODE=disabled at once (annotation gatehouse.dev/rollback).
+  rollback NAME          Roll back to API_AUTH_MODE=disabled at once (annotation ${ANNOTATIONS.rollback}).
   rollback NAME --clear  Lift the rollback: the rollout resumes from disabled.
 
 Options:

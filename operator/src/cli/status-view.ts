@@ -13,7 +13,7 @@ import type {
   RolloutHistoryRecord,
   RolloutStatus,
 } from '../api/types.generated.ts';
-import { ANNOTATIONS } from '../reconcile/annotations.ts';
+import { ANNOTATIONS } from '../api/names.ts';
 import { isJsonObject, type JsonObject } from '../api/json.ts';
 import { storedStatus } from '../reconcile/status.ts';
 import { elapsedSeconds, formatDuration, formatRatio } from '../rollout/format.ts';

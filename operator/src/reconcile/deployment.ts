@@ -1,6 +1,6 @@
 import { GATEWAY_VARIABLES } from '../api/gateway-variables.ts';
 import type { RenderedEnv } from '../render/env.ts';
-import { ANNOTATIONS } from './annotations.ts';
+import { ANNOTATIONS } from '../api/names.ts';
 import { isJsonObject, sameJson, type Json, type JsonObject } from '../api/json.ts';
 
 /** What the target Deployment's pod template must carry for one rendered configuration. */

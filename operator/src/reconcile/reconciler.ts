@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../../../gateway/src/operator-api.ts';
 import type { AnalysisSource } from '../prometheus/types.ts';
-import { LABELS } from '../api/names.ts';
+import { ANNOTATIONS, FIELD_MANAGER, LABELS } from '../api/names.ts';
 import {
   analysisQueries,
   parseDuration,
@@ -15,7 +15,6 @@ import { configMapFor, configMapName } from '../render/config-map.ts';
 import { renderEnv } from '../render/env.ts';
 import { decide } from '../rollout/decide.ts';
 import type { Analysis, ConditionDraft, RolloutSettings, RolloutState } from '../rollout/types.ts';
-import { ANNOTATIONS } from './annotations.ts';
 import { configMapsToPrune } from './config-map-history.ts';
 import { mergeConditions, type ConditionType } from './status-conditions.ts';
 import { planDeployment } from './deployment.ts';
@@ -42,7 +41,7 @@ export interface ReconcilerOptions {
   clock: Clock;
   /** Where rollout analyses come from (operator/src/prometheus; tests inject a fake). */
   analysis: AnalysisSource;
-  /** The one field manager of every server-side apply. */
+  /** The one field manager of every server-side apply (`FIELD_MANAGER` by default). */
   fieldManager?: string;
   logger?: ReconcileLogger;
   /** The runtime's rollout metrics (operator/src/runtime/metrics.ts): the phase and each transition. */
@@ -66,7 +65,7 @@ const silent: ReconcileLogger = { info: () => undefined, warn: () => undefined }
  * ordered so that a reconcile interrupted anywhere is completed by the next one.
  */
 export function createReconciler(options: ReconcilerOptions): Reconciler {
-  const fieldManager = options.fieldManager ?? 'gatehouse-operator';
+  const fieldManager = options.fieldManager ?? FIELD_MANAGER;
   const kube = createKubeClient(options.kubeConfig, fieldManager);
   return {
     reconcile: (key) =>
