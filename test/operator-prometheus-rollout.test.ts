@@ -35,7 +35,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateMetrics, type GateVerdict } from '../gateway/src/gate/gate-metrics.ts';
 import { GATE_METRIC_NAMES } from '../gateway/src/operator-api.ts';
 import { API_VERSION, GROUP, KIND, LABELS, PLURAL, VERSION } from '../operator/src/api/names.ts';
-import { gateSecrets, specWith } from '../operator/src/api/testing/fixtures.ts';
+import { gateSecrets, specWith } from './support/operator/fixtures.ts';
 import type { AuthConfigStatus } from '../operator/src/api/types.generated.ts';
 import { createDefaultReconciler } from '../operator/src/runtime/default-reconciler.ts';
 import { silentLogger } from '../operator/src/runtime/logger.ts';

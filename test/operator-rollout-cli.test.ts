@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../gateway/src/clock.ts';
 import type { AnalysisSource } from '../operator/src/prometheus/types.ts';
 import { GROUP, KIND, LABELS, VERSION } from '../operator/src/api/names.ts';
-import { gateSecrets, minimalSpec, specWith } from '../operator/src/api/testing/fixtures.ts';
+import { gateSecrets, minimalSpec, specWith } from './support/operator/fixtures.ts';
 import type { AuthConfigSpecInput, AuthConfigStatus } from '../operator/src/api/types.generated.ts';
 import { ANNOTATIONS, createReconciler } from '../operator/src/reconcile/index.ts';
 import type { TestCluster } from './support/fake-kube/index.ts';

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { GROUP, KIND, PLURAL, VERSION } from '../operator/src/api/names.ts';
-import { gateSecrets, specWith } from '../operator/src/api/testing/fixtures.ts';
+import { gateSecrets, specWith } from './support/operator/fixtures.ts';
 import type { AuthConfigSpecInput } from '../operator/src/api/types.generated.ts';
 import type { ObjectKey, ReconcileResult } from '../operator/src/reconcile/types.ts';
 import {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { authConfigSchema } from '../src/api/crd.ts';
 import { GROUP, PLURAL } from '../src/api/names.ts';
-import { admit } from '../src/api/testing/cel-admission.ts';
+import { admit } from '../../test/support/operator/cel-admission.ts';
 import { validateSpec } from '../src/api/validate-spec.ts';
 import { configMapFor } from '../src/render/config-map.ts';
 import { renderEnv } from '../src/render/env.ts';

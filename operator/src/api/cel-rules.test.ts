@@ -6,7 +6,12 @@ import { authConfigSchema } from './crd.ts';
 import { applyDefaults } from './defaults.ts';
 import { isJsonObject } from './json.ts';
 import type { JsonSchema, ValidationRule } from './json-schema.ts';
-import { admit, evaluateRule, ruleLocations, typeCheck } from './testing/cel-admission.ts';
+import {
+  admit,
+  evaluateRule,
+  ruleLocations,
+  typeCheck,
+} from '../../../test/support/operator/cel-admission.ts';
 import {
   authConfig,
   gateSecrets,
@@ -15,7 +20,7 @@ import {
   oidcSettings,
   secretRef,
   specWith,
-} from './testing/fixtures.ts';
+} from '../../../test/support/operator/fixtures.ts';
 import type { AuthConfigSpecInput } from './types.generated.ts';
 import { validateSpec } from './validate-spec.ts';
 

@@ -8,7 +8,7 @@ import {
   rolloutSettings,
   rolloutStateFromStatus,
 } from './rollout-settings.ts';
-import { minimalSpec, specWith } from './testing/fixtures.ts';
+import { minimalSpec, specWith } from '../../../test/support/operator/fixtures.ts';
 import type { RolloutStatus } from './types.generated.ts';
 import { validateSpec } from './validate-spec.ts';
 

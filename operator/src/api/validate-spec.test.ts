@@ -6,7 +6,7 @@ import {
   oidcSettings,
   secretRef,
   specWith,
-} from './testing/fixtures.ts';
+} from '../../../test/support/operator/fixtures.ts';
 import { validateSpec, type SpecProblem } from './validate-spec.ts';
 
 function problems(input: unknown): SpecProblem[] {

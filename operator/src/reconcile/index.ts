@@ -7,4 +7,3 @@ export {
 export { ANNOTATIONS } from '../api/names.ts';
 export { CONFIG_MAP_HISTORY } from './config-map-history.ts';
 export type { ObjectKey, ReconcileResult, Reconciler } from './types.ts';
-export { benchmarkApply, type ApplyBenchmarkOptions, type ApplyBenchmarkResult } from './benchmark.ts';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isSecretVariable } from '../api/gateway-variables.ts';
 import { LABELS, MANAGED_BY } from '../api/names.ts';
-import { arbitrarySpec } from '../api/testing/arbitraries.ts';
+import { arbitrarySpec } from '../../../test/support/operator/arbitraries.ts';
 import { configMapFor, configMapName, envHash, HASH_LENGTH } from './config-map.ts';
 import { renderEnv } from './env.ts';
 

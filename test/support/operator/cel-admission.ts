@@ -1,9 +1,14 @@
-import { compileRule, evaluateRule as evaluateCel } from '../../../../test/support/fake-kube/schema/cel.ts';
-import type { Schema } from '../../../../test/support/fake-kube/schema/types.ts';
-import { applyDefaults } from '../defaults.ts';
-import { isJsonObject } from '../json.ts';
-import { childPath, type JsonSchema, type SchemaProblem, type ValidationRule } from '../json-schema.ts';
-import { checkStructure } from '../structural.ts';
+import { compileRule, evaluateRule as evaluateCel } from '../fake-kube/schema/cel.ts';
+import type { Schema } from '../fake-kube/schema/types.ts';
+import { applyDefaults } from '../../../operator/src/api/defaults.ts';
+import { isJsonObject } from '../../../operator/src/api/json.ts';
+import {
+  childPath,
+  type JsonSchema,
+  type SchemaProblem,
+  type ValidationRule,
+} from '../../../operator/src/api/json-schema.ts';
+import { checkStructure } from '../../../operator/src/api/structural.ts';
 
 /**
  * Test support (uses a devDependency): what the API server does with an AuthConfig on create, minus
