@@ -16,22 +16,22 @@ import {
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { benchmarkApply } from '../bench/lib/apply-benchmark.ts';
-import { createManualClock, type ManualClock } from '../gateway/src/clock.ts';
-import { createPrometheusAnalysis } from '../operator/src/prometheus/analysis-source.ts';
-import type { AnalysisSource } from '../operator/src/prometheus/types.ts';
-import { FIELD_MANAGER, GROUP, LABELS, MANAGED_BY, PLURAL, VERSION } from '../operator/src/api/names.ts';
-import { gateSecrets, minimalSpec, specWith } from './support/operator/fixtures.ts';
-import type { AuthConfigSpecInput, AuthConfigStatus } from '../operator/src/api/types.generated.ts';
-import { ANNOTATIONS, createReconciler, type Reconciler } from '../operator/src/reconcile/index.ts';
-import type { Analysis } from '../operator/src/rollout/types.ts';
-import { freePort } from './support/process.ts';
-import type { FakeKube, TestCluster } from './support/fake-kube/index.ts';
+import { benchmarkApply } from '../../bench/lib/apply-benchmark.ts';
+import { createManualClock, type ManualClock } from '../../gateway/src/clock.ts';
+import { createPrometheusAnalysis } from '../src/prometheus/analysis-source.ts';
+import type { AnalysisSource } from '../src/prometheus/types.ts';
+import { FIELD_MANAGER, GROUP, LABELS, MANAGED_BY, PLURAL, VERSION } from '../src/api/names.ts';
+import { gateSecrets, minimalSpec, specWith } from '../../test/support/operator/fixtures.ts';
+import type { AuthConfigSpecInput, AuthConfigStatus } from '../src/api/types.generated.ts';
+import { ANNOTATIONS, createReconciler, type Reconciler } from '../src/reconcile/index.ts';
+import type { Analysis } from '../src/rollout/types.ts';
+import { freePort } from '../../test/support/process.ts';
+import type { FakeKube, TestCluster } from '../../test/support/fake-kube/index.ts';
 import {
   AUTHCONFIG_RESOURCE as AUTHCONFIG,
   startOperatorCluster,
   testNamespace,
-} from './support/operator-cluster.ts';
+} from '../../test/support/operator-cluster.ts';
 
 let cluster: TestCluster;
 let kc: KubeConfig;

@@ -19,19 +19,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createManualClock } from '../gateway/src/clock.ts';
-import type { AnalysisSource } from '../operator/src/prometheus/types.ts';
-import { GROUP, KIND, LABELS, VERSION } from '../operator/src/api/names.ts';
-import { gateSecrets, minimalSpec, specWith } from './support/operator/fixtures.ts';
-import type { AuthConfigSpecInput, AuthConfigStatus } from '../operator/src/api/types.generated.ts';
-import { ANNOTATIONS, createReconciler } from '../operator/src/reconcile/index.ts';
-import type { TestCluster } from './support/fake-kube/index.ts';
+import { createManualClock } from '../../gateway/src/clock.ts';
+import type { AnalysisSource } from '../src/prometheus/types.ts';
+import { GROUP, KIND, LABELS, VERSION } from '../src/api/names.ts';
+import { gateSecrets, minimalSpec, specWith } from '../../test/support/operator/fixtures.ts';
+import type { AuthConfigSpecInput, AuthConfigStatus } from '../src/api/types.generated.ts';
+import { ANNOTATIONS, createReconciler } from '../src/reconcile/index.ts';
+import type { TestCluster } from '../../test/support/fake-kube/index.ts';
 import {
   AUTHCONFIG_RESOURCE as AUTHCONFIG,
   startOperatorCluster,
   testNamespace,
-} from './support/operator-cluster.ts';
-import { endsWithTest, spawnGateway } from './support/process.ts';
+} from '../../test/support/operator-cluster.ts';
+import { endsWithTest, spawnGateway } from '../../test/support/process.ts';
 
 let cluster: TestCluster;
 let kc: KubeConfig;

@@ -22,17 +22,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../operator/src/api/names.ts';
-import type { AuthConfigSpecInput } from '../operator/src/api/types.generated.ts';
-import { validateSpec } from '../operator/src/api/validate-spec.ts';
-import { ANNOTATIONS } from '../operator/src/api/names.ts';
-import { configMapName, envHash } from '../operator/src/render/config-map.ts';
-import { renderEnv } from '../operator/src/render/env.ts';
-import { LEASE_NAME } from '../operator/src/runtime/operator.ts';
-import { eventually } from './support/eventually.ts';
-import type { FakeKube, TestCluster } from './support/fake-kube/index.ts';
-import { startOperatorCluster, testNamespace } from './support/operator-cluster.ts';
-import { endsWithTest, freePort, spawnGateway, type GatewayProcess } from './support/process.ts';
+import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../src/api/names.ts';
+import type { AuthConfigSpecInput } from '../src/api/types.generated.ts';
+import { validateSpec } from '../src/api/validate-spec.ts';
+import { ANNOTATIONS } from '../src/api/names.ts';
+import { configMapName, envHash } from '../src/render/config-map.ts';
+import { renderEnv } from '../src/render/env.ts';
+import { LEASE_NAME } from '../src/runtime/operator.ts';
+import { eventually } from '../../test/support/eventually.ts';
+import type { FakeKube, TestCluster } from '../../test/support/fake-kube/index.ts';
+import { startOperatorCluster, testNamespace } from '../../test/support/operator-cluster.ts';
+import { endsWithTest, freePort, spawnGateway, type GatewayProcess } from '../../test/support/process.ts';
 
 const onRealCluster = Boolean(process.env.KUBECONFIG);
 /** Short lease timings (production: 15 s / 10 s / 2 s) so the takeover is measured in seconds. */
@@ -294,7 +294,7 @@ describe('two gatehouse operator processes', () => {
       ).toBeGreaterThan(0);
 
       // A silently stalled watch: the change sent to it is lost; the watchdog's relist picks it up. (The
-      // watchdog's own mechanics are proven in operator-runtime.test.ts; here it is the end-to-end convergence.)
+      // watchdog's own mechanics are proven in runtime.test.ts; here it is the end-to-end convergence.)
       expect(server.stallWatches()).toBeGreaterThan(0);
       hash = await applySpec(ns, 6);
       await deploymentHas(ns, hash, CONDITION_WAIT_MS);

@@ -21,19 +21,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { GROUP, KIND, PLURAL, VERSION } from '../operator/src/api/names.ts';
-import { gateSecrets, specWith } from './support/operator/fixtures.ts';
-import type { AuthConfigSpecInput } from '../operator/src/api/types.generated.ts';
-import type { ObjectKey, ReconcileResult } from '../operator/src/reconcile/types.ts';
+import { GROUP, KIND, PLURAL, VERSION } from '../src/api/names.ts';
+import { gateSecrets, specWith } from '../../test/support/operator/fixtures.ts';
+import type { AuthConfigSpecInput } from '../src/api/types.generated.ts';
+import type { ObjectKey, ReconcileResult } from '../src/reconcile/types.ts';
 import {
   LEASE_NAME,
   startOperator,
   type OperatorOptions,
   type RunningOperator,
-} from '../operator/src/runtime/index.ts';
-import type { FakeKube, TestCluster } from './support/fake-kube/index.ts';
-import { startOperatorCluster, testNamespace } from './support/operator-cluster.ts';
-import { endsWithTest, freePort, spawnGateway } from './support/process.ts';
+} from '../src/runtime/index.ts';
+import type { FakeKube, TestCluster } from '../../test/support/fake-kube/index.ts';
+import { startOperatorCluster, testNamespace } from '../../test/support/operator-cluster.ts';
+import { endsWithTest, freePort, spawnGateway } from '../../test/support/process.ts';
 
 const onRealCluster = Boolean(process.env.KUBECONFIG);
 /** Short lease timings so a takeover takes a second or two (production: 15 s / 10 s / 2 s). */

@@ -1,20 +1,20 @@
 import { Registry, type Counter } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateMetrics, type GateLayer, type GateOutcome } from '../gateway/src/gate/gate-metrics.ts';
-import { GATE_METRIC_NAMES } from '../gateway/src/operator-api.ts';
-import { applyDefaults } from '../operator/src/api/defaults.ts';
-import { prometheusQueriesSchema } from '../operator/src/api/spec-schema.ts';
-import { createPrometheusAnalysis } from '../operator/src/prometheus/analysis-source.ts';
-import type { Analysis } from '../operator/src/rollout/types.ts';
-import { eventually } from './support/eventually.ts';
-import { freePort } from './support/process.ts';
+import { createGateMetrics, type GateLayer, type GateOutcome } from '../../gateway/src/gate/gate-metrics.ts';
+import { GATE_METRIC_NAMES } from '../../gateway/src/operator-api.ts';
+import { applyDefaults } from '../src/api/defaults.ts';
+import { prometheusQueriesSchema } from '../src/api/spec-schema.ts';
+import { createPrometheusAnalysis } from '../src/prometheus/analysis-source.ts';
+import type { Analysis } from '../src/rollout/types.ts';
+import { eventually } from '../../test/support/eventually.ts';
+import { freePort } from '../../test/support/process.ts';
 import {
   serveRegistries,
   startPrometheus,
   type Exporter,
   type RunningPrometheus,
-} from './support/prometheus.ts';
-import { requireTool } from './support/tools.ts';
+} from '../../test/support/prometheus.ts';
+import { requireTool } from '../../test/support/tools.ts';
 
 // The rollout analysis against a real Prometheus (testing guide, Prometheus row; issue 7 point 7): the Debian
 // `prometheus` binary scrapes, every second, a loopback endpoint serving the gateway's own gate metrics

@@ -32,29 +32,29 @@ import {
 } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateMetrics, type GateVerdict } from '../gateway/src/gate/gate-metrics.ts';
-import { GATE_METRIC_NAMES } from '../gateway/src/operator-api.ts';
-import { API_VERSION, GROUP, KIND, LABELS, PLURAL, VERSION } from '../operator/src/api/names.ts';
-import { gateSecrets, specWith } from './support/operator/fixtures.ts';
-import type { AuthConfigStatus } from '../operator/src/api/types.generated.ts';
-import { createDefaultReconciler } from '../operator/src/runtime/default-reconciler.ts';
-import { silentLogger } from '../operator/src/runtime/logger.ts';
-import { LEASE_NAME, startOperator, type RunningOperator } from '../operator/src/runtime/operator.ts';
-import { eventually } from './support/eventually.ts';
+import { createGateMetrics, type GateVerdict } from '../../gateway/src/gate/gate-metrics.ts';
+import { GATE_METRIC_NAMES } from '../../gateway/src/operator-api.ts';
+import { API_VERSION, GROUP, KIND, LABELS, PLURAL, VERSION } from '../src/api/names.ts';
+import { gateSecrets, specWith } from '../../test/support/operator/fixtures.ts';
+import type { AuthConfigStatus } from '../src/api/types.generated.ts';
+import { createDefaultReconciler } from '../src/runtime/default-reconciler.ts';
+import { silentLogger } from '../src/runtime/logger.ts';
+import { LEASE_NAME, startOperator, type RunningOperator } from '../src/runtime/operator.ts';
+import { eventually } from '../../test/support/eventually.ts';
 import {
   createNamespace,
   deleteNamespace,
   uniqueNamespaceName,
   type TestCluster,
-} from './support/fake-kube/index.ts';
-import { startOperatorCluster } from './support/operator-cluster.ts';
+} from '../../test/support/fake-kube/index.ts';
+import { startOperatorCluster } from '../../test/support/operator-cluster.ts';
 import {
   serveRegistries,
   startPrometheus,
   type Exporter,
   type RunningPrometheus,
-} from './support/prometheus.ts';
-import { requireTool } from './support/tools.ts';
+} from '../../test/support/prometheus.ts';
+import { requireTool } from '../../test/support/tools.ts';
 
 const prometheus = await requireTool('prometheus', 'prometheus');
 
