@@ -10,8 +10,9 @@ import { renderEnv } from '../src/render/env.ts';
 import { LEASE_NAME } from '../src/runtime/operator.ts';
 
 /**
- * The content of the manifests of operator/deploy (issue 7, point 6) and of the example AuthConfig: least
- * privilege, the pod's hardening, the example's admission. That kubectl installs them is install.test.ts.
+ * The content of the manifests of operator/deploy (docs/adr/0007-operator.md, "Requirements", "Manifests") and of
+ * the example AuthConfig: least privilege, the pod's hardening, the example's admission. That kubectl installs
+ * them is install.test.ts.
  */
 
 interface Manifest {

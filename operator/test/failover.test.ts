@@ -1,14 +1,14 @@
 /**
- * Issue 7, acceptance "Faults on the fake server": two real `gatehouse operator` processes with the real
- * reconciler → exactly one acts, and the other takes over within 15 s when the first is SIGKILLed; then, with
- * 409s and 500s injected on writes, a 410 Gone and a silently stalled watch, the survivor converges (the target
- * Deployment ends up with the latest config hash).
+ * Faults on the fake server (docs/adr/0007-operator.md, "Requirements", "Tests and targets"): two real `gatehouse
+ * operator` processes with the real reconciler → exactly one acts, and the other takes over within 15 s when the
+ * first is SIGKILLed; then, with 409s and 500s injected on writes, a 410 Gone and a silently stalled watch, the
+ * survivor converges (the target Deployment ends up with the latest config hash).
  *
  * Who acts is read from each process's public surface: the Lease, /readyz and /metrics
- * (`leader_election_master_status`, `controller_runtime_reconcile_total`). Synchronisation polls observable
- * state against deadlines, never fixed sleeps. Each test starts its own pair of processes in a namespace of its
- * own; both are killed and the namespace deleted when the test ends, even on a timeout. With KUBECONFIG set the
- * suite runs against that cluster (it installs the CRD); fault injection needs the fake server and skips there.
+ * (`leader_election_master_status`, `controller_runtime_reconcile_total`). Synchronisation polls observable state
+ * against deadlines, never fixed sleeps. Each test starts its own pair of processes in a namespace of its own;
+ * both are killed and the namespace deleted when the test ends, even on a timeout. With KUBECONFIG set the suite
+ * runs against that cluster (it installs the CRD); fault injection needs the fake server and skips there.
  */
 import {
   AppsV1Api,
@@ -44,7 +44,7 @@ const LEASE_FLAGS = [
   '--retry-period-seconds',
   '1',
 ];
-/** The acceptance bound for a takeover after the leader is killed. */
+/** The bound for a takeover after the leader is killed (docs/adr/0007-operator.md, "Requirements"). */
 const TAKEOVER_LIMIT_MS = 15_000;
 /**
  * Waits that are not the claim under test (processes booting, a reconcile, convergence through faults):

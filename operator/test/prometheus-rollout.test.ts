@@ -1,7 +1,8 @@
 /**
- * The whole operator promoting on real Prometheus metrics (issue 7 points 3, 4 and 7; testing guide, Prometheus and
- * Kubernetes API rows): the in-process operator runtime (`startOperator`) with the reconciler `gatehouse operator`
- * runs (`createDefaultReconciler`: the real reconciler, the real Prometheus analysis, the system clock), against the
+ * The whole operator promoting on real Prometheus metrics (docs/adr/0007-operator.md, "Requirements": the
+ * rollout, the runtime, and the tests against a real Prometheus and a fake API server that speaks the real
+ * protocol): the in-process operator runtime (`startOperator`) with the reconciler `gatehouse operator` runs
+ * (`createDefaultReconciler`: the real reconciler, the real Prometheus analysis, the system clock), against the
  * fake API server through the real @kubernetes/client-node, reading a real Prometheus (the Debian `prometheus`
  * binary) that scrapes, every second, one loopback endpoint per namespace serving the gateway's own gate metrics
  * (`createGateMetrics` in warn mode), labelled with that namespace as Kubernetes service discovery would.

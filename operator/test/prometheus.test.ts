@@ -16,8 +16,8 @@ import {
 } from '../../test/support/prometheus.ts';
 import { requireTool } from '../../test/support/tools.ts';
 
-// The rollout analysis against a real Prometheus (testing guide, Prometheus row; issue 7 point 7): the Debian
-// `prometheus` binary scrapes, every second, a loopback endpoint serving the gateway's own gate metrics
+// The rollout analysis against a real Prometheus, not a stand-in (docs/adr/0007-operator.md, "Requirements"): the
+// Debian `prometheus` binary scrapes, every second, a loopback endpoint serving the gateway's own gate metrics
 // (createGateMetrics on a prom-client Registry), whose decisions this test records. The scrape config adds the
 // `namespace` label the default queries select on, as Kubernetes service discovery would.
 //
@@ -26,8 +26,8 @@ import { requireTool } from '../../test/support/tools.ts';
 // towards its edges, but (Prometheus `extrapolatedRate`) never further back than where a counter would reach 0,
 // which is no distance when the first sample is 0, and not forward at all when the window ends on the last
 // sample. At any other time (the second test) the end is extrapolated by up to 1.1 scrape intervals, so the
-// counts grow by up to (span + 1.1 s) / span; both series of a ratio share their scrape timestamps, so the
-// ratio stays exact.
+// counts grow by up to (span + 1.1 s) / span; both series of a ratio share their scrape timestamps, so the ratio
+// stays exact.
 
 const prometheus = await requireTool('prometheus', 'prometheus');
 const DECISIONS = GATE_METRIC_NAMES.decisions;

@@ -1,7 +1,8 @@
 /**
- * The AuthConfig reconciler (issue 7, points 2 and 3) through the real @kubernetes/client-node against the
- * fake API server (testing guide, "Kubernetes API" row): ConfigMaps, the Deployment's pod template, status,
- * events, idempotency, the rollout on a manual clock with a fake analysis source, and a 409 fault.
+ * The AuthConfig reconciler (operator/README.md, "Reconciliation") through the real @kubernetes/client-node
+ * against the fake API server (test/support/fake-kube/README.md), which speaks the real HTTP protocol:
+ * ConfigMaps, the Deployment's pod template, status, events, idempotency, the rollout on a manual clock with a
+ * fake analysis source, and a 409 fault.
  *
  * With KUBECONFIG set it runs against that cluster instead: the suite installs the CRD, each test works in a
  * namespace of its own that is deleted when the test ends, and the fault test skips.

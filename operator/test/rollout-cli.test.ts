@@ -1,6 +1,6 @@
 /**
- * `gatehouse rollout status|promote|pause|resume|rollback` (issue 7 point 5; acceptance "`gatehouse rollout
- * status` shows phase, figures and history; `rollback` works end to end"): the real CLI as its own process,
+ * `gatehouse rollout status|promote|pause|resume|rollback` (operator/README.md, "gatehouse rollout"): `status`
+ * shows the phase, the figures and the history, and `rollback` works end to end. The real CLI as its own process,
  * talking to the fake Kubernetes API server through a kubeconfig file, as an SRE's shell would. The end-to-end
  * case drives the real reconciler (a manual clock, a fake analysis source) between CLI calls.
  *

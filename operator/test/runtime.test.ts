@@ -1,13 +1,13 @@
 /**
- * The operator runtime (issue 7, point 4; acceptance "Faults on the fake server") against the fake Kubernetes
- * API server through the real @kubernetes/client-node, with a recording reconciler in place of the real one:
- * watches, relist on 410 Gone, the watchdog on a stalled watch, retries with backoff, leader election on a
- * Lease (one acts, the other takes over), graceful release, and the HTTP endpoints.
+ * The operator runtime (operator/README.md, "Runtime"; the faults of docs/adr/0007-operator.md, "Requirements")
+ * against the fake Kubernetes API server through the real @kubernetes/client-node, with a recording reconciler in
+ * place of the real one: watches, relist on 410 Gone, the watchdog on a stalled watch, retries with backoff,
+ * leader election on a Lease (one acts, the other takes over), graceful release, and the HTTP endpoints.
  *
  * Each test works in a namespace of its own (the watch and the Lease are scoped to it), deleted when the test
  * ends, so operators left from one test cannot act on another's objects; the operators are stopped and the CLI's
- * process killed when their test ends, even on a timeout. With KUBECONFIG set the suite runs against that
- * cluster (it installs the CRD); the fault-injection tests need the fake and skip there.
+ * process killed when their test ends, even on a timeout. With KUBECONFIG set the suite runs against that cluster
+ * (it installs the CRD); the fault-injection tests need the fake and skip there.
  */
 import {
   AppsV1Api,

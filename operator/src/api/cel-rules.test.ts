@@ -360,7 +360,7 @@ function holds(id: CelRuleId, vector: Vector): boolean {
 }
 
 describe('the CRD CEL rules, evaluated', () => {
-  it('rejects AUTH_MODE=local with OIDC enabled (000 "Errors"; issue 7 acceptance)', () => {
+  it('rejects AUTH_MODE=local with OIDC enabled (a boot refusal of the gateway)', () => {
     const object = authConfig(specWith({ authMode: 'local', oidc: { enabled: true } }));
     expect(admit(authConfigSchema, object)).toEqual({
       ok: false,
@@ -368,7 +368,7 @@ describe('the CRD CEL rules, evaluated', () => {
     });
   });
 
-  it('rejects LDAP with AUTH_MODE=oidc (000 "Errors")', () => {
+  it('rejects LDAP with AUTH_MODE=oidc (a boot refusal of the gateway)', () => {
     const object = authConfig(specWith({ authMode: 'oidc', oidc: oidcSettings, ldap: ldapSettings }));
     expect(admit(authConfigSchema, object)).toEqual({
       ok: false,

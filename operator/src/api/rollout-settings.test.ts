@@ -33,7 +33,7 @@ describe('parseDuration', () => {
 });
 
 describe('rolloutSettings', () => {
-  it("gives the rollout engine the defaults of 002's rollout: warn 24-72 h, enforce soaked 7 d", () => {
+  it('gives the rollout engine the phase plan as defaults: warn 24-72 h, enforce soaked 7 d', () => {
     expect(rolloutSettings(spec(), { rollbackRequested: false })).toEqual({
       desiredMode: 'disabled',
       automaticPromotion: true,
@@ -73,7 +73,7 @@ describe('analysisQueries', () => {
 });
 
 describe('rolloutPhase', () => {
-  it('numbers the phases of 002', () => {
+  it('numbers the phases of the phase plan', () => {
     expect(rolloutPhase('disabled', false)).toBe(0);
     expect(rolloutPhase('warn', false)).toBe(1);
     expect(rolloutPhase('enforce', false)).toBe(2);

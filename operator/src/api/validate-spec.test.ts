@@ -14,7 +14,7 @@ function problems(input: unknown): SpecProblem[] {
   return verdict.ok ? [] : verdict.problems;
 }
 
-describe('validateSpec: the gateway boot rules (000 "Errors")', () => {
+describe("validateSpec: the gateway's boot refusals", () => {
   it('refuses AUTH_MODE=local with OIDC enabled, naming the field and the variable', () => {
     expect(problems(specWith({ authMode: 'local', oidc: { enabled: true } }))).toEqual([
       {

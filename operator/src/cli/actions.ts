@@ -93,7 +93,10 @@ function planAutomaticPromotion(view: RolloutView, on: boolean): ActionPlan {
   };
 }
 
-/** Issue 7 point 3: a rollback requested by the SRE is applied at once, skipping analysis. */
+/**
+ * A rollback requested by the SRE is applied at once, skipping analysis (operator/README.md, "Rollout
+ * decisions", rule 1).
+ */
 function planRollback(view: RolloutView): ActionPlan {
   const id = `${view.namespace}/${view.name}`;
   const lines = view.rollbackRequested

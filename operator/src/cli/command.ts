@@ -1,7 +1,7 @@
 /**
- * `gatehouse rollout status|promote|pause|resume|rollback NAME` (issue 7 point 5): the SRE's view of an
- * AuthConfig's phased API_AUTH_MODE rollout, and the requests the operator honours, made through the Kubernetes
- * API with the caller's kubeconfig (so the cluster's RBAC and audit log apply to them).
+ * `gatehouse rollout status|promote|pause|resume|rollback NAME` (operator/README.md, "gatehouse rollout"): the
+ * SRE's view of an AuthConfig's phased API_AUTH_MODE rollout, and the requests the operator honours, made through
+ * the Kubernetes API with the caller's kubeconfig (so the cluster's RBAC and audit log apply to them).
  */
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';

@@ -1,7 +1,7 @@
 /**
- * What `gatehouse rollout status` shows (issue 7 point 5): a view of one AuthConfig's rollout, built from the
- * object as the API server returns it, and its text rendering. Pure: the time comes from `now`, so the output
- * is testable without a cluster.
+ * What `gatehouse rollout status` shows (operator/README.md, "gatehouse rollout"): a view of one AuthConfig's
+ * rollout, built from the object as the API server returns it, and its text rendering. Pure: the time comes from
+ * `now`, so the output is testable without a cluster.
  */
 import { applyDefaults } from '../api/defaults.ts';
 import { rolloutPhase } from '../api/rollout-settings.ts';

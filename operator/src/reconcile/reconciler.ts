@@ -59,10 +59,10 @@ export const TARGET_RETRY_MS = 30_000;
 const silent: ReconcileLogger = { info: () => undefined, warn: () => undefined };
 
 /**
- * The AuthConfig reconciler (issue 7 point 2, and the reconcile side of point 3). Level-based: each call reads
- * the AuthConfig, its target Deployment and its env ConfigMaps, and converges them; a call that finds
- * everything in place writes nothing. Throws on API errors (the runtime retries with backoff); the writes are
- * ordered so that a reconcile interrupted anywhere is completed by the next one.
+ * The AuthConfig reconciler (operator/README.md, "Reconciliation"), with the reconcile side of the rollout.
+ * Level-based: each call reads the AuthConfig, its target Deployment and its env ConfigMaps, and converges them;
+ * a call that finds everything in place writes nothing. Throws on API errors (the runtime retries with backoff);
+ * the writes are ordered so that a reconcile interrupted anywhere is completed by the next one.
  */
 export function createReconciler(options: ReconcilerOptions): Reconciler {
   const fieldManager = options.fieldManager ?? FIELD_MANAGER;
@@ -122,7 +122,8 @@ async function reconcileOnce(ctx: Context): Promise<ReconcileResult> {
     events: [],
   };
 
-  // issue 7 point 2: an AuthConfig the gateway would refuse to boot with is marked and changes nothing else.
+  // An AuthConfig the gateway would refuse to boot with is marked and changes nothing else: a bad spec must
+  // never reach the pods (docs/adr/0007-operator.md, "Requirements").
   const verdict = validateSpec(object.spec);
   if (!verdict.ok) {
     const message = verdict.problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ');
@@ -313,7 +314,8 @@ function nextAnalysisAt(settings: RolloutSettings, state: RolloutState): number 
 
 /**
  * The analysis of this step, or null when none is due: only in warn or enforce, with a Prometheus to ask, and
- * never when the SRE asked for a rollback (applied at once, skipping analysis: issue 7 point 3).
+ * never when the SRE asked for a rollback (applied at once, skipping analysis: operator/README.md, "Rollout
+ * decisions", rule 1).
  */
 async function analyse(
   ctx: Context,

@@ -80,7 +80,8 @@ export function evaluatePromotionCriteria(
   }
 
   const wantsEnforce = settings.desiredMode === 'enforce';
-  // Issue 7 point 1: warn is observed 24 to 72 h; past the maximum, a human decides (002 "API_AUTH_MODE").
+  // Warn is observed 24 to 72 h by default; past the maximum, a human decides (docs/api-auth-gate.md, "Phase
+  // plan").
   const pastMaxSoak = wantsEnforce && elapsed > settings.maxWarnSoakSeconds;
   return {
     blockers,

@@ -38,8 +38,9 @@ export function promotableCondition(
 }
 
 /**
- * The `Degraded` condition: True while the rollout runs in warn because it fell back from enforce (issue 7
- * point 3), until the next transition (a re-promotion or a rollback). In enforce it reports the checks so far.
+ * The `Degraded` condition: True while the rollout runs in warn because it fell back from enforce
+ * (operator/README.md, "Rollout decisions", rule 4), until the next transition (a re-promotion or a rollback). In
+ * enforce it reports the checks so far.
  */
 export function degradedCondition(
   settings: RolloutSettings,
@@ -75,9 +76,9 @@ export function degradedCondition(
 }
 
 /**
- * Phase 3 readiness (002 "API_AUTH_MODE": enforce soaked 7 or more days, then the disabled and warn branches can
- * be removed). `since` is reset by every transition, so the soak counts from the last entry into enforce and a
- * fallback restarts it.
+ * Phase 3 readiness: enforce soaked for `minEnforceSoak` (7 days by default), after which the disabled and warn
+ * branches can be removed (docs/api-auth-gate.md, "Phase plan"). `since` is reset by every transition, so the
+ * soak counts from the last entry into enforce and a fallback restarts it.
  */
 export function phase3Condition(
   settings: RolloutSettings,

@@ -1,7 +1,7 @@
 /**
- * The phased API_AUTH_MODE rollout's contract (issue 7, point 3). The decision is a pure function of the
- * AuthConfig's rollout settings, its status so far, the analysis window's metric figures and the time,
- * so every scenario is tested on a virtual clock.
+ * The phased API_AUTH_MODE rollout's contract (operator/README.md, "Rollout decisions"). The decision is a pure
+ * function of the AuthConfig's rollout settings, its status so far, the analysis window's metric figures and the
+ * time, so every scenario is tested on a virtual clock.
  */
 export type ApiAuthMode = 'disabled' | 'warn' | 'enforce';
 

@@ -1,7 +1,8 @@
 /**
- * An in-process fake Kubernetes API server on 127.0.0.1 (testing guide, "Kubernetes API" row): the real
- * `@kubernetes/client-node` talks HTTP to it. Fault controls let tests prove the operator converges through 409s,
- * 500s, 410 Gone and silently stalled watches (issue 7, acceptance "Faults on the fake server").
+ * An in-process fake Kubernetes API server on 127.0.0.1 (test/support/fake-kube/README.md), as strict as a real
+ * one wherever the operator relies on it: the real `@kubernetes/client-node` talks HTTP to it. Fault controls let
+ * tests prove the operator converges through 409s, 500s, 410 Gone and silently stalled watches
+ * (docs/adr/0007-operator.md, "Requirements").
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
