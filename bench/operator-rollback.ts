@@ -40,7 +40,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { AppsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../operator/src/api/names.ts';
-import { benchDeployment } from '../operator/src/reconcile/benchmark.ts';
+import { benchDeployment } from './lib/apply-benchmark.ts';
 import { createNamespace, FakeKube, installCrdFile } from '../test/support/fake-kube/index.ts';
 import { CommitLog } from './lib/commit-log.ts';
 import { DeploymentObserver } from './lib/deployment-observer.ts';

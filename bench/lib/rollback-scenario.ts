@@ -1,7 +1,6 @@
-import { LABELS, PLURAL } from '../../operator/src/api/names.ts';
+import { ANNOTATIONS, LABELS, PLURAL } from '../../operator/src/api/names.ts';
 import type { AuthConfigSpecInput } from '../../operator/src/api/types.generated.ts';
 import { validateSpec } from '../../operator/src/api/validate-spec.ts';
-import { ANNOTATIONS } from '../../operator/src/reconcile/annotations.ts';
 import { configMapFor } from '../../operator/src/render/config-map.ts';
 import { renderEnv } from '../../operator/src/render/env.ts';
 import type { Commit } from './commit-log.ts';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION } from '../../operator/src/api/names.ts';
-import { ANNOTATIONS } from '../../operator/src/reconcile/annotations.ts';
+import { ANNOTATIONS } from '../../operator/src/api/names.ts';
 import type { CommitLog } from './commit-log.ts';
 import type { DeploymentObserver } from './deployment-observer.ts';
 import { runGatehouse, type CliRun, type OperatorProcess } from './operator-process.ts';

@@ -2,15 +2,17 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { authConfigSchema } from '../src/api/crd.ts';
-import { GROUP } from '../src/api/names.ts';
-import { admit } from '../src/api/testing/cel-admission.ts';
+import { GROUP, PLURAL } from '../src/api/names.ts';
+import { admit } from '../../test/support/operator/cel-admission.ts';
 import { validateSpec } from '../src/api/validate-spec.ts';
 import { configMapFor } from '../src/render/config-map.ts';
 import { renderEnv } from '../src/render/env.ts';
+import { LEASE_NAME } from '../src/runtime/operator.ts';
 
 /**
- * The content of the manifests of operator/deploy (issue 7, point 6) and of the example AuthConfig: least
- * privilege, the pod's hardening, the example's admission. That kubectl installs them is install.test.ts.
+ * The content of the manifests of operator/deploy (docs/adr/0007-operator.md, "Requirements", "Manifests") and of
+ * the example AuthConfig: least privilege, the pod's hardening, the example's admission. That kubectl installs
+ * them is install.test.ts.
  */
 
 interface Manifest {
@@ -88,14 +90,14 @@ describe('rbac.yaml (least privilege)', () => {
     const role = find(manifests, 'ClusterRole', 'gatehouse-operator') as Manifest & { rules: PolicyRule[] };
     expect(grants(role.rules)).toEqual(
       [
-        'gatehouse.dev/authconfigs:get',
-        'gatehouse.dev/authconfigs:list',
-        'gatehouse.dev/authconfigs:watch',
-        'gatehouse.dev/authconfigs:patch',
-        'gatehouse.dev/authconfigs:update',
-        'gatehouse.dev/authconfigs/status:get',
-        'gatehouse.dev/authconfigs/status:patch',
-        'gatehouse.dev/authconfigs/status:update',
+        `${GROUP}/${PLURAL}:get`,
+        `${GROUP}/${PLURAL}:list`,
+        `${GROUP}/${PLURAL}:watch`,
+        `${GROUP}/${PLURAL}:patch`,
+        `${GROUP}/${PLURAL}:update`,
+        `${GROUP}/${PLURAL}/status:get`,
+        `${GROUP}/${PLURAL}/status:patch`,
+        `${GROUP}/${PLURAL}/status:update`,
         'core/configmaps:create',
         'core/configmaps:get',
         'core/configmaps:list',
@@ -124,8 +126,8 @@ describe('rbac.yaml (least privilege)', () => {
     expect(grants(role.rules)).toEqual(
       [
         'coordination.k8s.io/leases:create',
-        'coordination.k8s.io/leases:get[gatehouse-operator]',
-        'coordination.k8s.io/leases:update[gatehouse-operator]',
+        `coordination.k8s.io/leases:get[${LEASE_NAME}]`,
+        `coordination.k8s.io/leases:update[${LEASE_NAME}]`,
       ].sort(),
     );
   });

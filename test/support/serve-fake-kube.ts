@@ -5,7 +5,7 @@
  * (operator/README.md, "Running the operator suites against a real cluster").
  *
  *   node_modules/.bin/node test/support/serve-fake-kube.ts /tmp/fake.kubeconfig &
- *   KUBECONFIG=/tmp/fake.kubeconfig npx vitest run test/operator-reconcile.test.ts ...
+ *   KUBECONFIG=/tmp/fake.kubeconfig npx vitest run operator/test/reconcile.test.ts ...
  *   kill %1
  */
 import { writeFile } from 'node:fs/promises';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { authConfigSchema } from './crd.ts';
 import type { JsonSchema } from './json-schema.ts';
-import { CRD_COST_LIMIT, RULE_COST_LIMIT, ruleCosts } from './testing/cel-cost.ts';
+import { CRD_COST_LIMIT, RULE_COST_LIMIT, ruleCosts } from '../../../test/support/operator/cel-cost.ts';
 
 /**
  * The API server estimates each CEL rule's cost when the CRD is created and refuses rules (or a CRD) over its

@@ -4,8 +4,14 @@ import { parse } from 'yaml';
 import { CEL_RULES, type CelRuleId } from './cel-rules.ts';
 import { authConfigSchema } from './crd.ts';
 import { applyDefaults } from './defaults.ts';
-import { isPlainObject, type JsonSchema, type ValidationRule } from './json-schema.ts';
-import { admit, evaluateRule, ruleLocations, typeCheck } from './testing/cel-admission.ts';
+import { isJsonObject } from './json.ts';
+import type { JsonSchema, ValidationRule } from './json-schema.ts';
+import {
+  admit,
+  evaluateRule,
+  ruleLocations,
+  typeCheck,
+} from '../../../test/support/operator/cel-admission.ts';
 import {
   authConfig,
   gateSecrets,
@@ -14,7 +20,7 @@ import {
   oidcSettings,
   secretRef,
   specWith,
-} from './testing/fixtures.ts';
+} from '../../../test/support/operator/fixtures.ts';
 import type { AuthConfigSpecInput } from './types.generated.ts';
 import { validateSpec } from './validate-spec.ts';
 
@@ -335,9 +341,9 @@ function valuesAt(value: unknown, path: string): unknown[] {
     const list = segment.endsWith('[]');
     const key = list ? segment.slice(0, -2) : segment;
     values = values.flatMap((current) => {
-      const next = isPlainObject(current) ? current[key] : undefined;
+      const next = isJsonObject(current) ? current[key] : undefined;
       if (next === undefined) return [];
-      return list && Array.isArray(next) ? (next as unknown[]) : [next];
+      return list && Array.isArray(next) ? next : [next];
     });
   }
   return values;
@@ -354,7 +360,7 @@ function holds(id: CelRuleId, vector: Vector): boolean {
 }
 
 describe('the CRD CEL rules, evaluated', () => {
-  it('rejects AUTH_MODE=local with OIDC enabled (000 "Errors"; issue 7 acceptance)', () => {
+  it('rejects AUTH_MODE=local with OIDC enabled (a boot refusal of the gateway)', () => {
     const object = authConfig(specWith({ authMode: 'local', oidc: { enabled: true } }));
     expect(admit(authConfigSchema, object)).toEqual({
       ok: false,
@@ -362,7 +368,7 @@ describe('the CRD CEL rules, evaluated', () => {
     });
   });
 
-  it('rejects LDAP with AUTH_MODE=oidc (000 "Errors")', () => {
+  it('rejects LDAP with AUTH_MODE=oidc (a boot refusal of the gateway)', () => {
     const object = authConfig(specWith({ authMode: 'oidc', oidc: oidcSettings, ldap: ldapSettings }));
     expect(admit(authConfigSchema, object)).toEqual({
       ok: false,

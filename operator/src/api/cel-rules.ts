@@ -34,7 +34,10 @@ function whenPresent(fields: readonly string[], rule: string): string {
 
 const hasSecret = (name: string): string => `self.secretEnv.exists(s, s.name == '${name}')`;
 
-/** `messaging` needs `auth`, ... taken from the gateway's built-in plugins (DECISIONS.md, "Plugins"). */
+/**
+ * `messaging` needs `auth`, ... taken from the gateway's built-in plugins: the gateway refuses to boot with a
+ * plugin whose dependencies are not enabled (ADR 0001, `dependsOn`).
+ */
 function pluginDependencyRule(): ValidationRule {
   const pairs = [...PLUGIN_DEPENDENCIES].flatMap(([id, dependencies]) =>
     dependencies.map((dependency) => ({ id, dependency })),
@@ -55,15 +58,15 @@ function pluginDependencyRule(): ValidationRule {
 }
 
 export const CEL_RULES = {
-  // 000 "Deployment settings": AUTH_MODE is required when APP_ENV is not development (only the auth
-  // plugin reads it).
+  // AUTH_MODE is required when APP_ENV is not development (only the auth plugin reads it;
+  // plugins/auth/README.md, "Deployment settings").
   authModeRequired: {
     rule: "has(self.authMode) || self.appEnv == 'development' || !('auth' in self.plugins)",
     message: 'authMode (AUTH_MODE) is required unless appEnv is development: local, oidc or local+oidc',
     fieldPath: '.authMode',
     reason: 'FieldValueRequired',
   },
-  // 000 "Errors": AUTH_MODE=local with OIDC_ENABLED=true is a boot error.
+  // AUTH_MODE=local with OIDC_ENABLED=true refuses boot (plugins/auth/README.md, "Deployment settings").
   localWithOidcEnabled: {
     rule: "!(has(self.authMode) && self.authMode == 'local' && self.oidc.enabled)",
     message:
@@ -71,7 +74,7 @@ export const CEL_RULES = {
     fieldPath: '.oidc.enabled',
     reason: 'FieldValueInvalid',
   },
-  // 000 "Errors": LDAP_ENABLED=true with AUTH_MODE=oidc is a boot error.
+  // LDAP_ENABLED=true with AUTH_MODE=oidc refuses boot (plugins/auth/README.md, "Deployment settings").
   ldapWithOidcMode: {
     rule: "!(self.ldap.enabled && has(self.authMode) && self.authMode == 'oidc')",
     message:
@@ -79,8 +82,8 @@ export const CEL_RULES = {
     fieldPath: '.ldap.enabled',
     reason: 'FieldValueInvalid',
   },
-  // Single sign-on needs an issuer and the client id (000 Flow rule 3). The mode includes oidc when it says
-  // so, or, in development with authMode unset, when oidc.enabled is true (000 "States and transitions").
+  // Single sign-on needs an issuer and the client id. The mode includes oidc when it says so, or, in
+  // development with authMode unset, when oidc.enabled is true (plugins/auth/README.md, "Deployment settings").
   oidcProviderRequired: {
     rule: "!(has(self.authMode) ? self.authMode != 'local' : (self.appEnv == 'development' && self.oidc.enabled)) || (has(self.oidc.issuer) && has(self.oidc.clientId))",
     message:
@@ -96,7 +99,7 @@ export const CEL_RULES = {
     fieldPath: '.ldap',
     reason: 'FieldValueRequired',
   },
-  // DECISIONS.md "Sessions": session cookies are Auth.js tokens made with AUTH_SECRET.
+  // Session cookies are Auth.js tokens made with AUTH_SECRET (plugins/auth/README.md, "Deployment settings").
   authSecretRequired: {
     rule: `self.appEnv == 'development' || !('auth' in self.plugins) || ${hasSecret('AUTH_SECRET')}`,
     message:
@@ -112,8 +115,9 @@ export const CEL_RULES = {
     fieldPath: '.secretEnv',
     reason: 'FieldValueRequired',
   },
-  // 000 Authentication 6: production passkeys need HTTPS (localhost allowed). Mirrors the explicit-origins
-  // case of validateAuthDeployment (the relying party must resolve: an rpId, given or from appBaseUrl).
+  // Passkeys outside development need HTTPS origins, localhost allowed (plugins/auth/README.md, "Deployment
+  // settings"). Mirrors the explicit-origins case of validateAuthDeployment (the relying party must resolve: an
+  // rpId, given or from appBaseUrl).
   webauthnOriginsHttps: {
     rule: `self.appEnv == 'development' || !(has(self.webauthn.rpId) || has(self.appBaseUrl)) || !has(self.webauthn.origins) || self.webauthn.origins.all(o, o.startsWith('https://') || ${originHost('o')} == 'localhost')`,
     message:
@@ -128,7 +132,8 @@ export const CEL_RULES = {
     fieldPath: '.env',
     reason: 'FieldValueDuplicate',
   },
-  // 000 Authentication 6: the relying-party id must be the registrable domain of every serving origin.
+  // The relying-party id must be the domain of every serving origin, or browsers refuse the passkeys
+  // (plugins/auth/README.md, "Deployment settings").
   rpIdDomainOfOrigins: {
     rule: `!has(self.rpId) || !has(self.origins) || self.origins.all(o, ${originHost('o')} == self.rpId || ${originHost('o')}.endsWith('.' + self.rpId))`,
     message: 'webauthn.rpId (WEBAUTHN_RP_ID) must be the host of every origin or a parent domain of it',
@@ -165,7 +170,7 @@ export const CEL_RULES = {
     fieldPath: '.name',
     reason: 'FieldValueForbidden',
   },
-  // 002: warn is observed 24 to 72 hours.
+  // Warn is observed 24 to 72 hours by default (docs/api-auth-gate.md, "Phase plan"): the minimum first.
   warnSoakOrder: {
     rule: whenPresent(
       ['minWarnSoak', 'maxWarnSoak'],

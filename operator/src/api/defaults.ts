@@ -1,4 +1,5 @@
-import { isPlainObject, type JsonSchema } from './json-schema.ts';
+import { isJsonObject } from './json.ts';
+import type { JsonSchema } from './json-schema.ts';
 
 /**
  * Structural defaulting as the API server does it on every write and read: a field that is absent (or
@@ -12,7 +13,7 @@ export function applyDefaults(schema: JsonSchema, value: unknown): unknown {
     const items = schema.items;
     return items ? value.map((item) => applyDefaults(items, item)) : [...(value as unknown[])];
   }
-  if (!isPlainObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   const result: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
     if (child === null) continue;

@@ -1,8 +1,8 @@
 import type { ApiAuthMode, AuthConfigSpec, SecretKeyRef } from './types.generated.ts';
 
 /**
- * Which spec field becomes which environment variable (DECISIONS.md, "Config": environment variables are the
- * contract between the operator and the gateway, names used exactly). One table serves the rendering, the
+ * Which spec field becomes which environment variable. The environment is the contract between the operator
+ * and the gateway, so the names are the gateway's exactly (docs/configuration.md). One table serves the rendering, the
  * CEL rule that keeps `spec.env` off these names, and validateSpec, which names the spec field at fault.
  */
 export interface PlainSetting {
@@ -36,7 +36,7 @@ export const PLAIN_SETTINGS: readonly PlainSetting[] = [
   { variable: 'APP_ENV', field: 'appEnv', render: (spec) => spec.appEnv },
   { variable: 'APP_BASE_URL', field: 'appBaseUrl', render: (spec) => spec.appBaseUrl },
   { variable: 'AUTH_MODE', field: 'authMode', render: (spec) => spec.authMode },
-  // Deprecated (000): absent means false, so only a true value is written.
+  // Deprecated (superseded by AUTH_MODE): absent means false, so only a true value is written.
   {
     variable: 'OIDC_ENABLED',
     field: 'oidc.enabled',

@@ -53,7 +53,3 @@ export function childPath(path: string, key: string | number): string {
   if (typeof key === 'number') return `${path}[${key}]`;
   return path === '' ? key : `${path}.${key}`;
 }
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -18,13 +18,40 @@ export const CRD_NAME = `${PLURAL}.${GROUP}`;
  */
 export const MAX_NAME_LENGTH = 63;
 
+/** The key of an env ConfigMap's content hash, as a label on the ConfigMap and an annotation on the pods. */
+const CONFIG_HASH_KEY = `${GROUP}/config-hash`;
+
 /** Labels on what the operator creates. */
 export const LABELS = {
   managedBy: 'app.kubernetes.io/managed-by',
   /** The AuthConfig a ConfigMap belongs to (its name). */
   authConfig: `${GROUP}/authconfig`,
   /** The content hash of an env ConfigMap (the suffix of its name). */
-  configHash: `${GROUP}/config-hash`,
+  configHash: CONFIG_HASH_KEY,
 } as const;
 
+/** The value of `LABELS.managedBy` on what the operator creates. */
 export const MANAGED_BY = 'gatehouse-operator';
+
+/**
+ * The annotations the operator reads and writes. The rollout ones are set on the AuthConfig by SREs, by hand or
+ * with `gatehouse rollout rollback|promote`; the config hash is written on the target Deployment's pod template,
+ * so that a new env ConfigMap rolls the pods.
+ */
+export const ANNOTATIONS = {
+  /** On the pod template: the content hash of the env ConfigMap the pods run with. */
+  configHash: CONFIG_HASH_KEY,
+  /**
+   * On the AuthConfig: "true" asks for an immediate rollback to API_AUTH_MODE=disabled, without analysis
+   * (operator/README.md, "Rollout decisions", rule 1).
+   */
+  rollback: `${GROUP}/rollback`,
+  /** On the AuthConfig: when a human approved warn → enforce (ISO-8601). */
+  promote: `${GROUP}/promote`,
+} as const;
+
+/**
+ * The field manager of the operator's server-side applies: the owner of the fields it sets on the Deployment,
+ * the same for every replica and every version, or the API server would see the fields change hands.
+ */
+export const FIELD_MANAGER = 'gatehouse-operator';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { GATE_METRIC_NAMES } from '../../../gateway/src/operator-api.ts';
 import type { RolloutState } from '../rollout/types.ts';
 import {
   analysisQueries,
@@ -7,7 +8,7 @@ import {
   rolloutSettings,
   rolloutStateFromStatus,
 } from './rollout-settings.ts';
-import { minimalSpec, specWith } from './testing/fixtures.ts';
+import { minimalSpec, specWith } from '../../../test/support/operator/fixtures.ts';
 import type { RolloutStatus } from './types.generated.ts';
 import { validateSpec } from './validate-spec.ts';
 
@@ -32,7 +33,7 @@ describe('parseDuration', () => {
 });
 
 describe('rolloutSettings', () => {
-  it("gives the rollout engine the defaults of 002's rollout: warn 24-72 h, enforce soaked 7 d", () => {
+  it('gives the rollout engine the phase plan as defaults: warn 24-72 h, enforce soaked 7 d', () => {
     expect(rolloutSettings(spec(), { rollbackRequested: false })).toEqual({
       desiredMode: 'disabled',
       automaticPromotion: true,
@@ -64,7 +65,7 @@ describe('analysisQueries', () => {
     );
     expect(queries.gatedRequests).toBe(
       // {{mode}} stays for the analysis to fill with the mode it analyses.
-      'sum(increase(gatehouse_auth_gate_requests_total{namespace="shop",mode="{{mode}}"}[30m]))',
+      `sum(increase(${GATE_METRIC_NAMES.requests}{namespace="shop",mode="{{mode}}"}[30m]))`,
     );
     expect(queries.wouldDeny).toContain('outcome="would_deny"}[30m]');
     expect(queries.failed).toContain('outcome="fail"}[30m]');
@@ -72,7 +73,7 @@ describe('analysisQueries', () => {
 });
 
 describe('rolloutPhase', () => {
-  it('numbers the phases of 002', () => {
+  it('numbers the phases of the phase plan', () => {
     expect(rolloutPhase('disabled', false)).toBe(0);
     expect(rolloutPhase('warn', false)).toBe(1);
     expect(rolloutPhase('enforce', false)).toBe(2);

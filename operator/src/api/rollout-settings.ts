@@ -84,7 +84,10 @@ export function analysisQueries(spec: AuthConfigSpec, namespace: string): Promet
   };
 }
 
-/** The phase of 002's rollout table: 0 disabled, 1 warn, 2 enforce, 3 enforce soaked (phase 3 ready). */
+/**
+ * The rollout phase (docs/api-auth-gate.md, "Phase plan"): 0 disabled, 1 warn, 2 enforce, 3 enforce soaked
+ * (phase 3 ready).
+ */
 export function rolloutPhase(effectiveMode: ApiAuthMode, phase3Ready: boolean): 0 | 1 | 2 | 3 {
   if (effectiveMode === 'disabled') return 0;
   if (effectiveMode === 'warn') return 1;

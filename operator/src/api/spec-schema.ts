@@ -13,11 +13,12 @@ import { PLUGIN_IDS } from './gateway-variables.ts';
 import type { JsonSchema } from './json-schema.ts';
 
 /**
- * The AuthConfig's `spec`: every deployment setting of documents 000 ("Deployment settings") and 002
- * (API_AUTH_MODE and its secrets), plus the target Deployment and the rollout policy. This file is the
- * source of truth: `node operator/scripts/generate-crd.ts` writes the CRD YAML and the TypeScript types
- * from it, and a test fails when either is stale. Each field's description names the variable it becomes
- * (DECISIONS.md, "Config": the names are used exactly).
+ * The AuthConfig's `spec`: every deployment setting of the gateway (sign-in, the API gate's API_AUTH_MODE and its
+ * secrets, the plugins), plus the target Deployment and the rollout policy (docs/adr/0007-operator.md,
+ * "Requirements"). This file is the source of truth: `node operator/scripts/generate-crd.ts` writes the CRD YAML
+ * and the TypeScript types from it, and a test fails when either is stale. Each field's description names the
+ * variable it becomes, spelled exactly as the gateway reads it: the environment is the contract between the
+ * operator and the gateway (docs/configuration.md).
  */
 
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
@@ -61,14 +62,14 @@ export const targetSchema: JsonSchema = {
 
 export const oidcSchema: JsonSchema = {
   type: 'object',
-  description: 'OpenID Connect single sign-on (000 "Deployment settings", OIDC_*).',
+  description: 'OpenID Connect single sign-on (the OIDC_* settings of the auth plugin).',
   default: {},
   properties: {
     enabled: {
       type: 'boolean',
       default: false,
       description:
-        'OIDC_ENABLED, deprecated and superseded by authMode. true with authMode local is invalid (000 "Errors"). Rendered only when true.',
+        'OIDC_ENABLED, deprecated and superseded by authMode. true with authMode local is invalid (the gateway refuses to boot). Rendered only when true.',
     },
     kind: text(63, 'OIDC_KIND: generic or a provider label; affects log labels only.', {
       default: 'generic',
@@ -86,13 +87,13 @@ export const oidcSchema: JsonSchema = {
 
 export const ldapSchema: JsonSchema = {
   type: 'object',
-  description: 'Directory passwords (000 "Deployment settings", LDAP_*).',
+  description: 'Directory passwords (the LDAP_* settings of the auth plugin).',
   default: {},
   properties: {
     enabled: {
       type: 'boolean',
       default: false,
-      description: 'LDAP_ENABLED. true with authMode oidc is invalid (000 "Errors").',
+      description: 'LDAP_ENABLED. true with authMode oidc is invalid (the gateway refuses to boot).',
     },
     mode: text(63, 'LDAP_MODE.'),
     url: text(2048, 'LDAP_URL: ldap:// or ldaps://. Required when enabled.', { pattern: '^ldaps?://' }),
@@ -132,7 +133,7 @@ export const ldapSchema: JsonSchema = {
 
 export const webauthnSchema: JsonSchema = {
   type: 'object',
-  description: 'Passkey relying party (000 Authentication 6). Unset values derive from appBaseUrl.',
+  description: 'Passkey relying party (WEBAUTHN_*). Unset values derive from appBaseUrl.',
   default: {},
   'x-kubernetes-validations': WEBAUTHN_RULES,
   properties: {
@@ -179,7 +180,8 @@ export const secretEnvVarSchema: JsonSchema = {
 export const apiAuthModeSchema: JsonSchema = {
   type: 'string',
   enum: [...API_AUTH_MODES],
-  description: 'An API_AUTH_MODE (002 "Authentication enforcement mode").',
+  description:
+    'An API_AUTH_MODE: disabled (the gate checks nothing), warn (failures pass, counted as would-deny), enforce (failures are refused with 401).',
 };
 
 export const prometheusQueriesSchema: JsonSchema = {
@@ -219,7 +221,7 @@ export const prometheusSchema: JsonSchema = {
 export const rolloutPolicySchema: JsonSchema = {
   type: 'object',
   description:
-    'How the effective API_AUTH_MODE moves towards apiAuth.mode, one step at a time (002 "States and transitions": warn observed 24 to 72 hours, enforce soaked 7 or more days).',
+    'How the effective API_AUTH_MODE moves towards apiAuth.mode, one step at a time (the phase plan: warn observed 24 to 72 hours, enforce soaked 7 or more days).',
   default: {},
   'x-kubernetes-validations': ANALYSIS_RULES,
   properties: {
@@ -261,7 +263,7 @@ export const rolloutPolicySchema: JsonSchema = {
 
 export const apiAuthSchema: JsonSchema = {
   type: 'object',
-  description: 'The API gate of document 002 and its phased rollout.',
+  description: "The gateway's API gate (API_AUTH_MODE) and its phased rollout.",
   default: {},
   'x-kubernetes-validations': API_AUTH_RULES,
   properties: {

@@ -100,8 +100,7 @@ export const rolloutStatusSchema: JsonSchema = {
       type: 'integer',
       minimum: 0,
       maximum: 3,
-      description:
-        'The rollout phase of 002: 0 disabled, 1 warn, 2 enforce, 3 enforce soaked for minEnforceSoak.',
+      description: 'The rollout phase: 0 disabled, 1 warn, 2 enforce, 3 enforce soaked for minEnforceSoak.',
     },
     consecutiveBadChecks: count('Analyses in a row over the threshold (in enforce: towards a fallback).'),
     consecutiveQueryErrors: count('Analyses in a row whose queries failed (never a pass).'),

@@ -1,4 +1,5 @@
-import { childPath, isPlainObject, type JsonSchema, type SchemaProblem } from './json-schema.ts';
+import { isJsonObject } from './json.ts';
+import { childPath, type JsonSchema, type SchemaProblem } from './json-schema.ts';
 
 /**
  * Checks a value against a CRD schema the way the API server does before it runs the CEL rules: types,
@@ -60,7 +61,7 @@ function check(schema: JsonSchema, value: unknown, path: string, problems: Schem
       checkArray(schema, value, path, problems);
       return;
     case 'object':
-      if (!isPlainObject(value)) return void fail(`must be an object (got ${typeName(value)})`);
+      if (!isJsonObject(value)) return void fail(`must be an object (got ${typeName(value)})`);
       checkObject(schema, value, path, problems);
       return;
   }
@@ -82,7 +83,7 @@ function checkArray(schema: JsonSchema, value: unknown[], path: string, problems
     const identity =
       listType === 'set'
         ? JSON.stringify(item)
-        : JSON.stringify(keys.map((key) => (isPlainObject(item) ? item[key] : undefined)));
+        : JSON.stringify(keys.map((key) => (isJsonObject(item) ? item[key] : undefined)));
     if (seen.has(identity))
       problems.push({ path: childPath(path, index), message: `duplicate entry ${identity}` });
     seen.add(identity);

@@ -10,15 +10,15 @@ export interface AuthConfigSpec {
   appBaseUrl?: string;
   /** AUTH_MODE: the offered sign-in methods. Required unless appEnv is development. */
   authMode?: 'local' | 'oidc' | 'local+oidc';
-  /** OpenID Connect single sign-on (000 "Deployment settings", OIDC_*). Default: `{}`. */
+  /** OpenID Connect single sign-on (the OIDC_* settings of the auth plugin). Default: `{}`. */
   oidc: OidcSettings;
   /** BOOTSTRAP_ADMIN_EMAIL: granted the admin role at its first OIDC sign-in. */
   bootstrapAdminEmail?: string;
   /** AUTH_BREAK_GLASS: in oidc mode, admins may still sign in with a password. Default: `true`. */
   breakGlass: boolean;
-  /** Directory passwords (000 "Deployment settings", LDAP_*). Default: `{}`. */
+  /** Directory passwords (the LDAP_* settings of the auth plugin). Default: `{}`. */
   ldap: LdapSettings;
-  /** Passkey relying party (000 Authentication 6). Unset values derive from appBaseUrl. Default: `{}`. */
+  /** Passkey relying party (WEBAUTHN_*). Unset values derive from appBaseUrl. Default: `{}`. */
   webauthn: WebAuthnSettings;
   /** GATEWAY_PLUGINS, in order. Each plugin needs the plugins it depends on. Default: `["auth","kyc","messaging","realtime"]`. */
   plugins: Array<'auth' | 'kyc' | 'messaging' | 'realtime'>;
@@ -26,7 +26,7 @@ export interface AuthConfigSpec {
   secretEnv: SecretEnvVar[];
   /** Further plain settings of the gateway and its plugins, e.g. LOG_LEVEL or CORS_ORIGINS. Default: `[]`. */
   env: EnvVar[];
-  /** The API gate of document 002 and its phased rollout. Default: `{}`. */
+  /** The gateway's API gate (API_AUTH_MODE) and its phased rollout. Default: `{}`. */
   apiAuth: ApiAuthSettings;
 }
 
@@ -40,15 +40,15 @@ export interface AuthConfigSpecInput {
   appBaseUrl?: string;
   /** AUTH_MODE: the offered sign-in methods. Required unless appEnv is development. */
   authMode?: 'local' | 'oidc' | 'local+oidc';
-  /** OpenID Connect single sign-on (000 "Deployment settings", OIDC_*). Default: `{}`. */
+  /** OpenID Connect single sign-on (the OIDC_* settings of the auth plugin). Default: `{}`. */
   oidc?: OidcSettingsInput;
   /** BOOTSTRAP_ADMIN_EMAIL: granted the admin role at its first OIDC sign-in. */
   bootstrapAdminEmail?: string;
   /** AUTH_BREAK_GLASS: in oidc mode, admins may still sign in with a password. Default: `true`. */
   breakGlass?: boolean;
-  /** Directory passwords (000 "Deployment settings", LDAP_*). Default: `{}`. */
+  /** Directory passwords (the LDAP_* settings of the auth plugin). Default: `{}`. */
   ldap?: LdapSettingsInput;
-  /** Passkey relying party (000 Authentication 6). Unset values derive from appBaseUrl. Default: `{}`. */
+  /** Passkey relying party (WEBAUTHN_*). Unset values derive from appBaseUrl. Default: `{}`. */
   webauthn?: WebAuthnSettings;
   /** GATEWAY_PLUGINS, in order. Each plugin needs the plugins it depends on. Default: `["auth","kyc","messaging","realtime"]`. */
   plugins?: Array<'auth' | 'kyc' | 'messaging' | 'realtime'>;
@@ -56,7 +56,7 @@ export interface AuthConfigSpecInput {
   secretEnv?: SecretEnvVar[];
   /** Further plain settings of the gateway and its plugins, e.g. LOG_LEVEL or CORS_ORIGINS. Default: `[]`. */
   env?: EnvVar[];
-  /** The API gate of document 002 and its phased rollout. Default: `{}`. */
+  /** The gateway's API gate (API_AUTH_MODE) and its phased rollout. Default: `{}`. */
   apiAuth?: ApiAuthSettingsInput;
 }
 
@@ -76,9 +76,9 @@ export interface SecretKeyRef {
   key: string;
 }
 
-/** OpenID Connect single sign-on (000 "Deployment settings", OIDC_*). */
+/** OpenID Connect single sign-on (the OIDC_* settings of the auth plugin). */
 export interface OidcSettings {
-  /** OIDC_ENABLED, deprecated and superseded by authMode. true with authMode local is invalid (000 "Errors"). Rendered only when true. Default: `false`. */
+  /** OIDC_ENABLED, deprecated and superseded by authMode. true with authMode local is invalid (the gateway refuses to boot). Rendered only when true. Default: `false`. */
   enabled: boolean;
   /** OIDC_KIND: generic or a provider label; affects log labels only. Default: `"generic"`. */
   kind: string;
@@ -92,7 +92,7 @@ export interface OidcSettings {
 
 /** OidcSettings as written: fields with a default may be left out. */
 export interface OidcSettingsInput {
-  /** OIDC_ENABLED, deprecated and superseded by authMode. true with authMode local is invalid (000 "Errors"). Rendered only when true. Default: `false`. */
+  /** OIDC_ENABLED, deprecated and superseded by authMode. true with authMode local is invalid (the gateway refuses to boot). Rendered only when true. Default: `false`. */
   enabled?: boolean;
   /** OIDC_KIND: generic or a provider label; affects log labels only. Default: `"generic"`. */
   kind?: string;
@@ -104,9 +104,9 @@ export interface OidcSettingsInput {
   clientSecretRef?: SecretKeyRef;
 }
 
-/** Directory passwords (000 "Deployment settings", LDAP_*). */
+/** Directory passwords (the LDAP_* settings of the auth plugin). */
 export interface LdapSettings {
-  /** LDAP_ENABLED. true with authMode oidc is invalid (000 "Errors"). Default: `false`. */
+  /** LDAP_ENABLED. true with authMode oidc is invalid (the gateway refuses to boot). Default: `false`. */
   enabled: boolean;
   /** LDAP_MODE. */
   mode?: string;
@@ -132,7 +132,7 @@ export interface LdapSettings {
 
 /** LdapSettings as written: fields with a default may be left out. */
 export interface LdapSettingsInput {
-  /** LDAP_ENABLED. true with authMode oidc is invalid (000 "Errors"). Default: `false`. */
+  /** LDAP_ENABLED. true with authMode oidc is invalid (the gateway refuses to boot). Default: `false`. */
   enabled?: boolean;
   /** LDAP_MODE. */
   mode?: string;
@@ -156,7 +156,7 @@ export interface LdapSettingsInput {
   timeoutMs?: number;
 }
 
-/** Passkey relying party (000 Authentication 6). Unset values derive from appBaseUrl. */
+/** Passkey relying party (WEBAUTHN_*). Unset values derive from appBaseUrl. */
 export interface WebAuthnSettings {
   /** WEBAUTHN_RP_ID: a lower-case hostname, the registrable domain of every origin. */
   rpId?: string;
@@ -180,14 +180,14 @@ export interface SecretEnvVar {
   secretKeyRef: SecretKeyRef;
 }
 
-/** An API_AUTH_MODE (002 "Authentication enforcement mode"). */
+/** An API_AUTH_MODE: disabled (the gate checks nothing), warn (failures pass, counted as would-deny), enforce (failures are refused with 401). */
 export type ApiAuthMode = 'disabled' | 'warn' | 'enforce';
 
-/** The API gate of document 002 and its phased rollout. */
+/** The gateway's API gate (API_AUTH_MODE) and its phased rollout. */
 export interface ApiAuthSettings {
   /** The API_AUTH_MODE the SRE wants. The operator moves the effective mode towards it one step at a time; disabled is applied at once (rollback). Default: `"disabled"`. */
   mode: ApiAuthMode;
-  /** How the effective API_AUTH_MODE moves towards apiAuth.mode, one step at a time (002 "States and transitions": warn observed 24 to 72 hours, enforce soaked 7 or more days). Default: `{}`. */
+  /** How the effective API_AUTH_MODE moves towards apiAuth.mode, one step at a time (the phase plan: warn observed 24 to 72 hours, enforce soaked 7 or more days). Default: `{}`. */
   rollout: RolloutPolicy;
 }
 
@@ -195,11 +195,11 @@ export interface ApiAuthSettings {
 export interface ApiAuthSettingsInput {
   /** The API_AUTH_MODE the SRE wants. The operator moves the effective mode towards it one step at a time; disabled is applied at once (rollback). Default: `"disabled"`. */
   mode?: ApiAuthMode;
-  /** How the effective API_AUTH_MODE moves towards apiAuth.mode, one step at a time (002 "States and transitions": warn observed 24 to 72 hours, enforce soaked 7 or more days). Default: `{}`. */
+  /** How the effective API_AUTH_MODE moves towards apiAuth.mode, one step at a time (the phase plan: warn observed 24 to 72 hours, enforce soaked 7 or more days). Default: `{}`. */
   rollout?: RolloutPolicyInput;
 }
 
-/** How the effective API_AUTH_MODE moves towards apiAuth.mode, one step at a time (002 "States and transitions": warn observed 24 to 72 hours, enforce soaked 7 or more days). */
+/** How the effective API_AUTH_MODE moves towards apiAuth.mode, one step at a time (the phase plan: warn observed 24 to 72 hours, enforce soaked 7 or more days). */
 export interface RolloutPolicy {
   /** Promote warn to enforce when the analysis passes; false leaves the promotion to a human. Default: `true`. */
   automaticPromotion: boolean;
@@ -319,7 +319,7 @@ export interface RolloutStatus {
   effectiveMode: ApiAuthMode;
   /** When the effective mode was entered. */
   since: string;
-  /** The rollout phase of 002: 0 disabled, 1 warn, 2 enforce, 3 enforce soaked for minEnforceSoak. */
+  /** The rollout phase: 0 disabled, 1 warn, 2 enforce, 3 enforce soaked for minEnforceSoak. */
   phase?: number;
   /** Analyses in a row over the threshold (in enforce: towards a fallback). */
   consecutiveBadChecks: number;
@@ -335,9 +335,9 @@ export interface RolloutStatus {
 export interface RolloutHistoryRecord {
   /** When. */
   at: string;
-  /** An API_AUTH_MODE (002 "Authentication enforcement mode"). */
+  /** An API_AUTH_MODE: disabled (the gate checks nothing), warn (failures pass, counted as would-deny), enforce (failures are refused with 401). */
   from: ApiAuthMode;
-  /** An API_AUTH_MODE (002 "Authentication enforcement mode"). */
+  /** An API_AUTH_MODE: disabled (the gate checks nothing), warn (failures pass, counted as would-deny), enforce (failures are refused with 401). */
   to: ApiAuthMode;
   /** Why, e.g. Promoted, Fallback or RollbackRequested. */
   reason: string;

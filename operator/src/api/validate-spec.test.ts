@@ -6,7 +6,7 @@ import {
   oidcSettings,
   secretRef,
   specWith,
-} from './testing/fixtures.ts';
+} from '../../../test/support/operator/fixtures.ts';
 import { validateSpec, type SpecProblem } from './validate-spec.ts';
 
 function problems(input: unknown): SpecProblem[] {
@@ -14,7 +14,7 @@ function problems(input: unknown): SpecProblem[] {
   return verdict.ok ? [] : verdict.problems;
 }
 
-describe('validateSpec: the gateway boot rules (000 "Errors")', () => {
+describe("validateSpec: the gateway's boot refusals", () => {
   it('refuses AUTH_MODE=local with OIDC enabled, naming the field and the variable', () => {
     expect(problems(specWith({ authMode: 'local', oidc: { enabled: true } }))).toEqual([
       {

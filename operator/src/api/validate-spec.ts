@@ -28,17 +28,19 @@ export interface SpecProblem {
 export type SpecVerdict = { ok: true; spec: AuthConfigSpec } | { ok: false; problems: SpecProblem[] };
 
 /**
- * Validates an AuthConfig's spec with the gateway's own rules, so an AuthConfig the gateway would refuse to
- * boot with is marked InvalidSpec and never rolled out (issue 7, point 2). The spec is taken as it comes
- * (`unknown`: the API server's checks may not have run) and returned defaulted and typed when valid.
+ * Validates an AuthConfig's spec with the gateway's own rules, so an AuthConfig the gateway would refuse to boot
+ * with is marked InvalidSpec and never rolled out (docs/adr/0007-operator.md, "Requirements"). The spec is taken
+ * as it comes (`unknown`: the API server's checks may not have run) and returned defaulted and typed when valid.
  *
  * - the CRD's structure (types, enums, patterns, unknown fields), as the API server checks it;
  * - each rendered variable's value, by the zod schemas the gateway parses it with at boot;
- * - `validateAuthDeployment` (000's boot rules) and the API gate's requirements (secrets for warn/enforce);
+ * - `validateAuthDeployment` (the auth plugin's boot rules) and the API gate's requirements (secrets for
+ *   warn/enforce);
  * - GATEWAY_PLUGINS dependencies, and env/secretEnv names the gateway knows;
  * - the rollout policy's own consistency.
  *
- * Every problem is reported, not just the first (DECISIONS.md, "Config").
+ * Every problem is reported, not just the first, as the gateway does at boot (docs/configuration.md, "Invalid
+ * configuration").
  */
 export function validateSpec(input: unknown): SpecVerdict {
   const defaulted = applyDefaults(specSchema, input);
@@ -61,7 +63,7 @@ function problemFor(spec: AuthConfigSpec, variable: string, message: string, fal
   return { field: `spec.${fieldOf(spec, variable) ?? fallback}`, variable, message };
 }
 
-/** DECISIONS.md, "Plugins": a plugin needs the plugins it depends on (worded as the gateway's loader says it). */
+/** A plugin needs the plugins it depends on (ADR 0001, `dependsOn`), worded as the gateway's loader says it. */
 function pluginProblems(spec: AuthConfigSpec): SpecProblem[] {
   return spec.plugins.flatMap((id) =>
     (PLUGIN_DEPENDENCIES.get(id) ?? [])
@@ -103,7 +105,7 @@ function valueProblems(spec: AuthConfigSpec): SpecProblem[] {
 }
 
 /**
- * 000's boot rules, by the auth plugin's own function. The requirements (AUTH_MODE, AUTH_SECRET) only hold
+ * The auth plugin's boot rules, by its own function. The requirements (AUTH_MODE, AUTH_SECRET) only hold
  * when the auth plugin runs; contradictions (local with OIDC enabled, oidc with LDAP) are refused always.
  */
 function authProblems(spec: AuthConfigSpec): SpecProblem[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATIONS } from '../reconcile/annotations.ts';
+import { ANNOTATIONS } from '../api/names.ts';
 import { planAction } from './actions.ts';
 import type { RolloutView } from './status-view.ts';
 import { formatTable } from './table.ts';

@@ -4,8 +4,8 @@
  * reconciler reads the annotations in operator/src/reconcile/reconciler.ts (`rolloutRequests`) and the decision
  * engine honours them in operator/src/rollout/decide.ts.
  */
-import { ANNOTATIONS } from '../reconcile/annotations.ts';
-import type { JsonObject } from '../reconcile/json.ts';
+import { ANNOTATIONS } from '../api/names.ts';
+import type { JsonObject } from '../api/json.ts';
 import type { RolloutView } from './status-view.ts';
 
 export const ACTIONS = ['promote', 'pause', 'resume', 'rollback'] as const;
@@ -93,7 +93,10 @@ function planAutomaticPromotion(view: RolloutView, on: boolean): ActionPlan {
   };
 }
 
-/** Issue 7 point 3: a rollback requested by the SRE is applied at once, skipping analysis. */
+/**
+ * A rollback requested by the SRE is applied at once, skipping analysis (operator/README.md, "Rollout
+ * decisions", rule 1).
+ */
 function planRollback(view: RolloutView): ActionPlan {
   const id = `${view.namespace}/${view.name}`;
   const lines = view.rollbackRequested

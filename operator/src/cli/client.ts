@@ -11,7 +11,7 @@ import {
   type KubeConfig,
 } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION } from '../api/names.ts';
-import { isJsonObject, type JsonObject } from '../reconcile/json.ts';
+import { isJsonObject, type JsonObject } from '../api/json.ts';
 
 export interface RolloutClient {
   /** The AuthConfig, or undefined when it does not exist. */

@@ -1,10 +1,11 @@
 /**
- * `gatehouse rollout status|promote|pause|resume|rollback NAME` (issue 7 point 5): the SRE's view of an
- * AuthConfig's phased API_AUTH_MODE rollout, and the requests the operator honours, made through the Kubernetes
- * API with the caller's kubeconfig (so the cluster's RBAC and audit log apply to them).
+ * `gatehouse rollout status|promote|pause|resume|rollback NAME` (operator/README.md, "gatehouse rollout"): the
+ * SRE's view of an AuthConfig's phased API_AUTH_MODE rollout, and the requests the operator honours, made through
+ * the Kubernetes API with the caller's kubeconfig (so the cluster's RBAC and audit log apply to them).
  */
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
+import { ANNOTATIONS } from '../api/names.ts';
 import { ACTIONS, planAction } from './actions.ts';
 import { apiErrorMessage, createRolloutClient, type RolloutClient } from './client.ts';
 import { formatStatus, rolloutView } from './status-view.ts';
@@ -16,11 +17,11 @@ Shows and steers the phased API_AUTH_MODE rollout of the AuthConfig NAME.
 Commands:
   status NAME            Desired and effective mode, phase (0-3), conditions, the last analysis
                          figures and the history of transitions.
-  promote NAME           Approve warn → enforce now (annotation gatehouse.dev/promote). Only in warn;
+  promote NAME           Approve warn → enforce now (annotation ${ANNOTATIONS.promote}). Only in warn;
                          the analysis gates still apply.
   pause NAME             Automatic promotion off (spec.apiAuth.rollout.automaticPromotion: false).
   resume NAME            Automatic promotion on.
-  rollback NAME          Roll back to API_AUTH_MODE=disabled at once (annotation gatehouse.dev/rollback).
+  rollback NAME          Roll back to API_AUTH_MODE=disabled at once (annotation ${ANNOTATIONS.rollback}).
   rollback NAME --clear  Lift the rollback: the rollout resumes from disabled.
 
 Options:
@@ -50,8 +51,34 @@ export async function runRolloutCommand(
   args: readonly string[],
   deps: RolloutCommandDeps = {},
 ): Promise<number> {
-  const out = deps.stdout ?? ((text: string) => void process.stdout.write(text));
-  const err = deps.stderr ?? ((text: string) => void process.stderr.write(text));
+  const io: Output = {
+    out: deps.stdout ?? ((text: string) => void process.stdout.write(text)),
+    err: deps.stderr ?? ((text: string) => void process.stderr.write(text)),
+  };
+  const invocation = parseRolloutArgs(args, io);
+  if (typeof invocation === 'number') return invocation;
+  const target = connect(invocation, deps, io);
+  if (typeof target === 'number') return target;
+  return execute(invocation, target, deps.now ?? (() => new Date()), io);
+}
+
+/** Where the command writes. */
+interface Output {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** A command line of `gatehouse rollout`, checked. */
+interface Invocation {
+  command: Command;
+  name: string;
+  namespace: string | undefined;
+  json: boolean;
+  clear: boolean;
+}
+
+/** The invocation, or the exit code after printing the usage (64 for bad usage, 0 for --help). */
+function parseRolloutArgs(args: readonly string[], { out, err }: Output): Invocation | number {
   const usageError = (message: string): number => {
     err(`gatehouse rollout: ${message}\n\n${ROLLOUT_USAGE}`);
     return 64;
@@ -86,10 +113,17 @@ export async function runRolloutCommand(
   if (values.output !== 'table' && values.output !== 'json')
     return usageError(`--output takes table or json, not "${values.output}"`);
   if (values.clear && command !== 'rollback') return usageError('--clear goes with rollback only');
-  const json = values.output === 'json';
+  return { command, name, namespace: values.namespace, json: values.output === 'json', clear: values.clear };
+}
 
+/** The client and the namespace, from the kubeconfig unless given; the exit code 1 when it cannot be loaded. */
+function connect(
+  invocation: Invocation,
+  deps: RolloutCommandDeps,
+  { err }: Output,
+): { client: RolloutClient; namespace: string } | number {
   let client = deps.client;
-  let namespace = values.namespace ?? deps.defaultNamespace;
+  let namespace = invocation.namespace ?? deps.defaultNamespace;
   try {
     if (client === undefined || namespace === undefined) {
       const kubeConfig = new KubeConfig();
@@ -101,8 +135,16 @@ export async function runRolloutCommand(
     err(`gatehouse rollout: cannot load the kubeconfig: ${(error as Error).message}\n`);
     return 1;
   }
+  return { client, namespace };
+}
 
-  const now = deps.now ?? (() => new Date());
+/** Reads the AuthConfig, then shows it (`status`) or applies the action's patch; returns the exit code. */
+async function execute(
+  { command, name, json, clear }: Invocation,
+  { client, namespace }: { client: RolloutClient; namespace: string },
+  now: () => Date,
+  { out, err }: Output,
+): Promise<number> {
   try {
     const object = await client.get(namespace, name);
     if (object === undefined) {
@@ -114,13 +156,13 @@ export async function runRolloutCommand(
       out(json ? `${JSON.stringify(view, null, 2)}\n` : formatStatus(view, now()));
       return 0;
     }
-    const plan = planAction(command, view, { clear: values.clear, now: now() });
+    const plan = planAction(command, view, { clear, now: now() });
     if (plan.patch !== null) await client.mergePatch(namespace, name, plan.patch);
     if (json) {
       const report = {
         namespace,
         name,
-        action: command === 'rollback' && values.clear ? 'rollback --clear' : command,
+        action: command === 'rollback' && clear ? 'rollback --clear' : command,
         changed: plan.patch !== null,
         ...(plan.patch !== null ? { patch: plan.patch } : {}),
         message: plan.message,

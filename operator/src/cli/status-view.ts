@@ -1,7 +1,7 @@
 /**
- * What `gatehouse rollout status` shows (issue 7 point 5): a view of one AuthConfig's rollout, built from the
- * object as the API server returns it, and its text rendering. Pure: the time comes from `now`, so the output
- * is testable without a cluster.
+ * What `gatehouse rollout status` shows (operator/README.md, "gatehouse rollout"): a view of one AuthConfig's
+ * rollout, built from the object as the API server returns it, and its text rendering. Pure: the time comes from
+ * `now`, so the output is testable without a cluster.
  */
 import { applyDefaults } from '../api/defaults.ts';
 import { rolloutPhase } from '../api/rollout-settings.ts';
@@ -13,8 +13,8 @@ import type {
   RolloutHistoryRecord,
   RolloutStatus,
 } from '../api/types.generated.ts';
-import { ANNOTATIONS } from '../reconcile/annotations.ts';
-import { isJsonObject, type JsonObject } from '../reconcile/json.ts';
+import { ANNOTATIONS } from '../api/names.ts';
+import { isJsonObject, type JsonObject } from '../api/json.ts';
 import { storedStatus } from '../reconcile/status.ts';
 import { elapsedSeconds, formatDuration, formatRatio } from '../rollout/format.ts';
 import { formatTable } from './table.ts';

@@ -1,4 +1,4 @@
-/** The env ConfigMaps kept for rollback (issue 7 point 2: "the last 5 kept"). */
+/** The env ConfigMaps kept for rollback: the last 5 (docs/adr/0007-operator.md, "Requirements"). */
 export const CONFIG_MAP_HISTORY = 5;
 
 export interface StoredConfigMap {

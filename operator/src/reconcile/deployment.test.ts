@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATIONS } from './annotations.ts';
+import { ANNOTATIONS } from '../api/names.ts';
 import { planDeployment, type DeploymentTarget } from './deployment.ts';
-import type { JsonObject } from './json.ts';
+import type { JsonObject } from '../api/json.ts';
 
 const target: DeploymentTarget = {
   authConfigName: 'gw',

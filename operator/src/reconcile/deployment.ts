@@ -1,7 +1,7 @@
 import { GATEWAY_VARIABLES } from '../api/gateway-variables.ts';
 import type { RenderedEnv } from '../render/env.ts';
-import { ANNOTATIONS } from './annotations.ts';
-import { isJsonObject, sameJson, type Json, type JsonObject } from './json.ts';
+import { ANNOTATIONS } from '../api/names.ts';
+import { isJsonObject, sameJson, type Json, type JsonObject } from '../api/json.ts';
 
 /** What the target Deployment's pod template must carry for one rendered configuration. */
 export interface DeploymentTarget {
@@ -21,19 +21,21 @@ export type DeploymentPlan =
   | { ok: false; reason: 'ContainerNotFound'; message: string };
 
 /**
- * The server-side apply configuration for the target Deployment (issue 7 point 2), from the live object. Pure.
+ * The server-side apply configuration for the target Deployment (operator/README.md, "Reconciliation", step 6),
+ * from the live object. Pure.
  *
  * - The gateway container gets `envFrom` the env ConfigMap (after the container's other sources, so the
- *   operator's settings win) and the `secretKeyRef` entries; entries the operator set before (an env
- *   ConfigMap of this AuthConfig, a gateway secret from a Secret) and plain `env` entries that would shadow a
- *   ConfigMap variable (`env` beats `envFrom`, which would defeat a rollback) are replaced.
+ *   operator's settings win) and the `secretKeyRef` entries; entries the operator set before (an env ConfigMap of
+ *   this AuthConfig, a gateway secret from a Secret) and plain `env` entries that would shadow a ConfigMap
+ *   variable (`env` beats `envFrom`, which would defeat a rollback) are replaced.
  * - The pod template gets the config-hash annotation, so a new ConfigMap rolls the pods.
- * - `strategy.rollingUpdate.maxSurge: 100%` (issue 7 point 3: rollback in under 30 s replaces all pods at
- *   once); left out when the Deployment uses `Recreate`, where rollingUpdate is invalid.
+ * - `strategy.rollingUpdate.maxSurge: 100%`, so a rollback replaces all pods at once and stays under its 30 s
+ *   (operator/README.md, "Rollback in under 30 seconds"); left out when the Deployment uses `Recreate`, where
+ *   rollingUpdate is invalid.
  *
- * The containers list is sent whole, copied from the live object with only the gateway container changed:
- * the test API server merges lists atomically, and on a real server the operator then shares ownership of
- * the other fields at their current values (they are re-read before every apply, never reverted).
+ * The containers list is sent whole, copied from the live object with only the gateway container changed: the
+ * test API server merges lists atomically, and on a real server the operator then shares ownership of the other
+ * fields at their current values (they are re-read before every apply, never reverted).
  */
 export function planDeployment(live: JsonObject, target: DeploymentTarget): DeploymentPlan {
   const spec = objectAt(live, 'spec');

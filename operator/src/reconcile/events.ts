@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { API_VERSION, KIND } from '../api/names.ts';
 
-/** What an Event on the AuthConfig says (issue 7 point 2: events on the object for each change). */
+/** What an Event on the AuthConfig says: one for each change (operator/README.md, "Reconciliation", step 8). */
 export interface EventNote {
   type: 'Normal' | 'Warning';
   reason: string;

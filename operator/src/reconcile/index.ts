@@ -4,7 +4,6 @@ export {
   type ReconcileLogger,
   type ReconcilerOptions,
 } from './reconciler.ts';
-export { ANNOTATIONS } from './annotations.ts';
+export { ANNOTATIONS } from '../api/names.ts';
 export { CONFIG_MAP_HISTORY } from './config-map-history.ts';
 export type { ObjectKey, ReconcileResult, Reconciler } from './types.ts';
-export { benchmarkApply, type ApplyBenchmarkOptions, type ApplyBenchmarkResult } from './benchmark.ts';

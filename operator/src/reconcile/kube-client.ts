@@ -11,7 +11,7 @@ import { GROUP, PLURAL, VERSION } from '../api/names.ts';
 import type { AuthConfigStatus } from '../api/types.generated.ts';
 import type { EnvConfigMap } from '../render/config-map.ts';
 import type { StoredConfigMap } from './config-map-history.ts';
-import { isJsonObject, type JsonObject } from './json.ts';
+import { isJsonObject, type JsonObject } from '../api/json.ts';
 
 /**
  * The API calls one reconcile makes, nothing more (RBAC in operator/deploy/rbac.yaml). AuthConfigs and the

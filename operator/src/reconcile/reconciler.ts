@@ -1,34 +1,20 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../../../gateway/src/operator-api.ts';
-import type { AnalysisSource } from '../analysis/types.ts';
-import { LABELS } from '../api/names.ts';
-import {
-  analysisQueries,
-  parseDuration,
-  rolloutSettings,
-  rolloutStateFromStatus,
-  type RolloutRequests,
-} from '../api/rollout-settings.ts';
-import type { AuthConfigSpec, AuthConfigStatus } from '../api/types.generated.ts';
+import type { AnalysisSource } from '../prometheus/types.ts';
+import { FIELD_MANAGER, LABELS } from '../api/names.ts';
+import { isJsonObject, sameJson, type JsonObject } from '../api/json.ts';
+import type { ApiAuthMode, AuthConfigSpec, AuthConfigStatus } from '../api/types.generated.ts';
 import { validateSpec } from '../api/validate-spec.ts';
-import { configMapFor, configMapName } from '../render/config-map.ts';
+import { configMapFor, configMapName, type EnvConfigMap } from '../render/config-map.ts';
 import { renderEnv } from '../render/env.ts';
-import { decide } from '../rollout/decide.ts';
-import type { Analysis, RolloutSettings, RolloutState } from '../rollout/types.ts';
-import { ANNOTATIONS } from './annotations.ts';
-import { configMapsToPrune } from './config-map-history.ts';
-import { mergeConditions, type ConditionDraft, type ConditionType } from './conditions.ts';
-import { planDeployment } from './deployment.ts';
+import type { ConditionDraft, RolloutDecision } from '../rollout/types.ts';
+import { configMapsToPrune, type StoredConfigMap } from './config-map-history.ts';
+import { planDeployment, type DeploymentPlan } from './deployment.ts';
 import { eventFor, type EventNote, type InvolvedObject } from './events.ts';
-import { isJsonObject, sameJson, type JsonObject } from './json.ts';
 import { createKubeClient, type KubeClient } from './kube-client.ts';
-import {
-  draftOf,
-  initialRolloutState,
-  progressingCondition,
-  rolloutStatusFor,
-  storedStatus,
-} from './status.ts';
+import { nextAnalysisAt, stepRollout, type RolloutStep } from './rollout-step.ts';
+import { draftOf, progressingCondition, rolloutStatusFor, storedStatus } from './status.ts';
+import { mergeConditions, type ConditionType } from './status-conditions.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from './types.ts';
 
 /** The subset of a pino logger the reconciler uses. */
@@ -40,9 +26,9 @@ export interface ReconcileLogger {
 export interface ReconcilerOptions {
   kubeConfig: KubeConfig;
   clock: Clock;
-  /** Where rollout analyses come from (operator/src/analysis; tests inject a fake). */
+  /** Where rollout analyses come from (operator/src/prometheus; tests inject a fake). */
   analysis: AnalysisSource;
-  /** The one field manager of every server-side apply. */
+  /** The one field manager of every server-side apply (`FIELD_MANAGER` by default). */
   fieldManager?: string;
   logger?: ReconcileLogger;
   /** The runtime's rollout metrics (operator/src/runtime/metrics.ts): the phase and each transition. */
@@ -60,13 +46,13 @@ export const TARGET_RETRY_MS = 30_000;
 const silent: ReconcileLogger = { info: () => undefined, warn: () => undefined };
 
 /**
- * The AuthConfig reconciler (issue 7 point 2, and the reconcile side of point 3). Level-based: each call reads
- * the AuthConfig, its target Deployment and its env ConfigMaps, and converges them; a call that finds
- * everything in place writes nothing. Throws on API errors (the runtime retries with backoff); the writes are
- * ordered so that a reconcile interrupted anywhere is completed by the next one.
+ * The AuthConfig reconciler (operator/README.md, "Reconciliation"), with the reconcile side of the rollout.
+ * Level-based: each call reads the AuthConfig, its target Deployment and its env ConfigMaps, and converges them;
+ * a call that finds everything in place writes nothing. Throws on API errors (the runtime retries with backoff);
+ * the writes are ordered so that a reconcile interrupted anywhere is completed by the next one.
  */
 export function createReconciler(options: ReconcilerOptions): Reconciler {
-  const fieldManager = options.fieldManager ?? 'gatehouse-operator';
+  const fieldManager = options.fieldManager ?? FIELD_MANAGER;
   const kube = createKubeClient(options.kubeConfig, fieldManager);
   return {
     reconcile: (key) =>
@@ -103,12 +89,54 @@ interface Pass {
   events: EventNote[];
 }
 
+/** One reconcile of one AuthConfig, in the steps of operator/README.md, "Reconciliation". */
 async function reconcileOnce(ctx: Context): Promise<ReconcileResult> {
+  const pass = await readAuthConfig(ctx);
+  if (pass === undefined) return {}; // deleted: its ConfigMaps go with it (ownerReferences)
+
+  // An AuthConfig the gateway would refuse to boot with is marked and changes nothing else: a bad spec must
+  // never reach the pods (docs/adr/0007-operator.md, "Requirements").
+  const verdict = validateSpec(pass.object.spec);
+  if (!verdict.ok) {
+    const message = verdict.problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ');
+    await finish(pass, notReady('InvalidSpec', message, 'the spec is invalid; nothing was changed'));
+    return {};
+  }
+  const spec = verdict.spec;
+
+  const { namespace } = ctx.key;
+  const deployment = await ctx.kube.getDeployment(namespace, spec.target.name);
+  if (deployment === undefined) {
+    const message = `Deployment ${namespace}/${spec.target.name} (spec.target.name) does not exist`;
+    await finish(pass, notReady('TargetNotFound', message, 'waiting for the target Deployment'));
+    return { requeueAfterMs: TARGET_RETRY_MS };
+  }
+
+  const step = await stepRollout(ctx, spec, pass.object.metadata, pass.status, pass.now);
+  const desired = desiredObjects(pass, spec, deployment, step.decision.state.effectiveMode);
+  if (!desired.plan.ok) {
+    await finish(
+      pass,
+      notReady(desired.plan.reason, desired.plan.message, 'waiting for the gateway container'),
+    );
+    return { requeueAfterMs: TARGET_RETRY_MS };
+  }
+
+  // The ConfigMap first, then the Deployment that references it, then the status that records both.
+  const stored = await createConfigMap(pass, desired.configMap);
+  await applyDeployment(pass, spec, desired, desired.plan);
+  const previousHash = await pruneConfigMaps(pass, stored, desired);
+  recordTransition(pass, step.decision);
+  return finishApplied(pass, spec, step, desired, previousHash);
+}
+
+/** Step 1: the AuthConfig and what this pass needs of its metadata, or undefined when it is gone. */
+async function readAuthConfig(ctx: Context): Promise<Pass | undefined> {
   const { namespace, name } = ctx.key;
   const object = await ctx.kube.getAuthConfig(namespace, name);
-  if (object === undefined) return {}; // deleted: its ConfigMaps go with it (ownerReferences)
+  if (object === undefined) return undefined;
   const metadata = isJsonObject(object.metadata) ? object.metadata : {};
-  const pass: Pass = {
+  return {
     ctx,
     now: ctx.clock.now(),
     object,
@@ -122,31 +150,24 @@ async function reconcileOnce(ctx: Context): Promise<ReconcileResult> {
     status: storedStatus(object.status),
     events: [],
   };
+}
 
-  // issue 7 point 2: an AuthConfig the gateway would refuse to boot with is marked and changes nothing else.
-  const verdict = validateSpec(object.spec);
-  if (!verdict.ok) {
-    const message = verdict.problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ');
-    await finish(pass, notReady('InvalidSpec', message, 'the spec is invalid; nothing was changed'));
-    return {};
-  }
-  const spec = verdict.spec;
+/** What the pass wants to exist: the env ConfigMap for the effective mode and the Deployment's apply plan. */
+interface Desired {
+  configMap: EnvConfigMap;
+  hash: string;
+  mode: ApiAuthMode;
+  plan: DeploymentPlan;
+}
 
-  const deployment = await ctx.kube.getDeployment(namespace, spec.target.name);
-  if (deployment === undefined) {
-    const message = `Deployment ${namespace}/${spec.target.name} (spec.target.name) does not exist`;
-    await finish(pass, notReady('TargetNotFound', message, 'waiting for the target Deployment'));
-    return { requeueAfterMs: TARGET_RETRY_MS };
-  }
-
-  const settings = rolloutSettings(spec, rolloutRequests(metadata));
-  const state = pass.status.rollout
-    ? rolloutStateFromStatus(pass.status.rollout)
-    : initialRolloutState(pass.now);
-  const analysis = await analyse(ctx, spec, settings, state, pass.now);
-  const decision = decide(settings, state, analysis, pass.now);
-  const mode = decision.state.effectiveMode;
-
+/** Step 5 and 6, computed: the rendered env ConfigMap and the Deployment's apply plan. Pure. */
+function desiredObjects(
+  pass: Pass,
+  spec: AuthConfigSpec,
+  deployment: JsonObject,
+  mode: ApiAuthMode,
+): Desired {
+  const { namespace, name } = pass.ctx.key;
   const rendered = renderEnv(spec, mode);
   const configMap = configMapFor(name, rendered.env, {
     namespace,
@@ -161,15 +182,15 @@ async function reconcileOnce(ctx: Context): Promise<ReconcileResult> {
     secretEnv: rendered.secretEnv,
     plainNames: Object.keys(rendered.env),
   });
-  if (!plan.ok) {
-    await finish(pass, notReady(plan.reason, plan.message, 'waiting for the gateway container'));
-    return { requeueAfterMs: TARGET_RETRY_MS };
-  }
+  return { configMap, hash, mode, plan };
+}
 
-  // The ConfigMap first, then the Deployment that references it, then the status that records both.
-  const stored = await ctx.kube.listConfigMaps(namespace, `${LABELS.authConfig}=${name}`);
+/** Step 5: creates the env ConfigMap when absent (never modifies one); returns the AuthConfig's ConfigMaps. */
+async function createConfigMap(pass: Pass, configMap: EnvConfigMap): Promise<StoredConfigMap[]> {
+  const { kube, key } = pass.ctx;
+  const stored = await kube.listConfigMaps(key.namespace, `${LABELS.authConfig}=${key.name}`);
   if (!stored.some((item) => item.name === configMap.metadata.name)) {
-    if (await ctx.kube.createConfigMap(configMap)) {
+    if (await kube.createConfigMap(configMap)) {
       stored.push({ name: configMap.metadata.name }); // kept whatever its age: it is the applied one
       pass.events.push({
         type: 'Normal',
@@ -178,39 +199,73 @@ async function reconcileOnce(ctx: Context): Promise<ReconcileResult> {
       });
     }
   }
-  if (!plan.upToDate) {
-    await ctx.kube.applyDeployment(namespace, spec.target.name, plan.applyConfiguration);
-    pass.events.push({
-      type: 'Normal',
-      reason: 'DeploymentPatched',
-      message: `Deployment ${spec.target.name} now runs with ConfigMap ${configMap.metadata.name} (API_AUTH_MODE=${mode})`,
-    });
-  }
+  return stored;
+}
 
+/** Step 6: the server-side apply of the pod template, skipped when the live one already matches. */
+async function applyDeployment(
+  pass: Pass,
+  spec: AuthConfigSpec,
+  desired: Desired,
+  plan: Extract<DeploymentPlan, { ok: true }>,
+): Promise<void> {
+  if (plan.upToDate) return;
+  await pass.ctx.kube.applyDeployment(pass.ctx.key.namespace, spec.target.name, plan.applyConfiguration);
+  pass.events.push({
+    type: 'Normal',
+    reason: 'DeploymentPatched',
+    message: `Deployment ${spec.target.name} now runs with ConfigMap ${desired.configMap.metadata.name} (API_AUTH_MODE=${desired.mode})`,
+  });
+}
+
+/**
+ * Deletes the ConfigMaps past the history (the applied one and the previous one always kept); returns the hash
+ * of the previous configuration, the one a rollback can return to.
+ */
+async function pruneConfigMaps(
+  pass: Pass,
+  stored: StoredConfigMap[],
+  desired: Desired,
+): Promise<string | undefined> {
   const appliedBefore = pass.status.appliedHash;
   const previousHash =
-    appliedBefore !== undefined && appliedBefore !== hash ? appliedBefore : pass.status.previousHash;
+    appliedBefore !== undefined && appliedBefore !== desired.hash ? appliedBefore : pass.status.previousHash;
   const keep = [
-    configMap.metadata.name,
-    ...(previousHash !== undefined ? [configMapName(name, previousHash)] : []),
+    desired.configMap.metadata.name,
+    ...(previousHash !== undefined ? [configMapName(pass.ctx.key.name, previousHash)] : []),
   ];
-  for (const old of configMapsToPrune(stored, keep)) await ctx.kube.deleteConfigMap(namespace, old);
-
-  if (decision.transition !== null) {
-    const { from, to, reason } = decision.transition;
-    ctx.metrics?.recordTransition(ctx.key, { from, to, reason });
-    const warning = reason === 'FallbackToWarn' || reason === 'RollbackRequested';
-    pass.events.push({
-      type: warning ? 'Warning' : 'Normal',
-      reason,
-      message: `API_AUTH_MODE ${from} → ${to} (${reason})`,
-    });
+  for (const old of configMapsToPrune(stored, keep)) {
+    await pass.ctx.kube.deleteConfigMap(pass.ctx.key.namespace, old);
   }
+  return previousHash;
+}
 
+/** A transition of the effective mode: counted in the metrics and told in an Event (Warning when it backs off). */
+function recordTransition(pass: Pass, decision: RolloutDecision): void {
+  if (decision.transition === null) return;
+  const { from, to, reason } = decision.transition;
+  pass.ctx.metrics?.recordTransition(pass.ctx.key, { from, to, reason });
+  const warning = reason === 'FallbackToWarn' || reason === 'RollbackRequested';
+  pass.events.push({
+    type: warning ? 'Warning' : 'Normal',
+    reason,
+    message: `API_AUTH_MODE ${from} → ${to} (${reason})`,
+  });
+}
+
+/** Step 7 to 9 after an apply: the status with every condition, the phase metric, and when to come back. */
+async function finishApplied(
+  pass: Pass,
+  spec: AuthConfigSpec,
+  step: RolloutStep,
+  desired: Desired,
+  previousHash: string | undefined,
+): Promise<ReconcileResult> {
+  const { settings, decision } = step;
   const ready: ConditionDraft = {
     status: 'True',
     reason: 'Applied',
-    message: `Deployment ${spec.target.name} runs with ConfigMap ${configMap.metadata.name} (API_AUTH_MODE=${mode})`,
+    message: `Deployment ${spec.target.name} runs with ConfigMap ${desired.configMap.metadata.name} (API_AUTH_MODE=${desired.mode})`,
   };
   const rollout = rolloutStatusFor(decision.state, decision.phase3Ready.status === 'True');
   await finish(
@@ -223,13 +278,13 @@ async function reconcileOnce(ctx: Context): Promise<ReconcileResult> {
       Phase3Ready: draftOf(decision.phase3Ready),
     },
     {
-      appliedHash: hash,
+      appliedHash: desired.hash,
       ...(previousHash !== undefined ? { previousHash } : {}),
       rollout: rollout,
     },
   );
-  if (rollout.phase !== undefined) ctx.metrics?.setPhase(ctx.key, rollout.phase);
-  return mode === 'disabled'
+  if (rollout.phase !== undefined) pass.ctx.metrics?.setPhase(pass.ctx.key, rollout.phase);
+  return desired.mode === 'disabled'
     ? {}
     : { requeueAfterMs: Math.max(1000, nextAnalysisAt(settings, decision.state) - pass.now.getTime()) };
 }
@@ -290,50 +345,4 @@ function withoutMessages(status: AuthConfigStatus): AuthConfigStatus {
       ? { conditions: status.conditions.map((condition) => ({ ...condition, message: '' })) }
       : {}),
   };
-}
-
-function rolloutRequests(metadata: JsonObject): RolloutRequests {
-  const annotations = isJsonObject(metadata.annotations) ? metadata.annotations : {};
-  const promote = annotations[ANNOTATIONS.promote];
-  return {
-    rollbackRequested: annotations[ANNOTATIONS.rollback] === 'true',
-    ...(typeof promote === 'string' && promote !== '' ? { promotionRequestedAt: promote } : {}),
-  };
-}
-
-/**
- * When the next analysis is due: one interval after the last analysis of the current period, or after the
- * mode was entered (an analysis right at entry would measure the previous mode's traffic).
- */
-function nextAnalysisAt(settings: RolloutSettings, state: RolloutState): number {
-  const since = Date.parse(state.since);
-  const last = state.lastAnalysis !== undefined ? Date.parse(state.lastAnalysis.at) : Number.NaN;
-  const base = last >= since ? last : since;
-  return base + settings.analysisIntervalSeconds * 1000;
-}
-
-/**
- * The analysis of this step, or null when none is due: only in warn or enforce, with a Prometheus to ask, and
- * never when the SRE asked for a rollback (applied at once, skipping analysis: issue 7 point 3).
- */
-async function analyse(
-  ctx: Context,
-  spec: AuthConfigSpec,
-  settings: RolloutSettings,
-  state: RolloutState,
-  now: Date,
-): Promise<Analysis | null> {
-  const mode = state.effectiveMode;
-  const url = spec.apiAuth.rollout.prometheus.url;
-  if (mode === 'disabled' || url === undefined) return null;
-  if (settings.rollbackRequested || settings.desiredMode === 'disabled') return null;
-  if (now.getTime() < nextAnalysisAt(settings, state)) return null;
-  return ctx.analysis.analyse({
-    prometheusUrl: url,
-    queries: analysisQueries(spec, ctx.key.namespace),
-    mode,
-    windowSeconds: parseDuration(spec.apiAuth.rollout.analysisWindow),
-    namespace: ctx.key.namespace,
-    at: now,
-  });
 }

@@ -1,8 +1,7 @@
 import { rolloutPhase } from '../api/rollout-settings.ts';
 import type { AuthConfigStatus, RolloutStatus } from '../api/types.generated.ts';
-import type { RolloutDecision, RolloutState, RolloutSettings } from '../rollout/types.ts';
-import type { ConditionDraft } from './conditions.ts';
-import { isJsonObject } from './json.ts';
+import type { ConditionDraft, RolloutDecision, RolloutState, RolloutSettings } from '../rollout/types.ts';
+import { isJsonObject } from '../api/json.ts';
 
 /** `status.rollout` from the engine's state: the stored analysis is one object with optional figures. */
 export function rolloutStatusFor(state: RolloutState, phase3Ready: boolean): RolloutStatus {

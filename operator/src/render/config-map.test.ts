@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isSecretVariable } from '../api/gateway-variables.ts';
-import { arbitrarySpec } from '../api/testing/arbitraries.ts';
+import { LABELS, MANAGED_BY } from '../api/names.ts';
+import { arbitrarySpec } from '../../../test/support/operator/arbitraries.ts';
 import { configMapFor, configMapName, envHash, HASH_LENGTH } from './config-map.ts';
 import { renderEnv } from './env.ts';
 
@@ -27,9 +28,9 @@ describe('configMapFor', () => {
         name: `gateway-env-${envHash({ A: '1', B: '2' })}`,
         namespace: 'shop',
         labels: {
-          'app.kubernetes.io/managed-by': 'gatehouse-operator',
-          'gatehouse.dev/authconfig': 'gateway',
-          'gatehouse.dev/config-hash': envHash({ A: '1', B: '2' }),
+          [LABELS.managedBy]: MANAGED_BY,
+          [LABELS.authConfig]: 'gateway',
+          [LABELS.configHash]: envHash({ A: '1', B: '2' }),
         },
         ownerReferences: [
           {

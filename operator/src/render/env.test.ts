@@ -1,8 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkVariable, GATEWAY_VARIABLES, isSecretVariable } from '../api/gateway-variables.ts';
-import { arbitrarySpec } from '../api/testing/arbitraries.ts';
-import { gateSecrets, ldapSettings, minimalSpec, secretRef } from '../api/testing/fixtures.ts';
+import { arbitrarySpec } from '../../../test/support/operator/arbitraries.ts';
+import {
+  gateSecrets,
+  ldapSettings,
+  minimalSpec,
+  secretRef,
+} from '../../../test/support/operator/fixtures.ts';
 import type { AuthConfigSpec, AuthConfigSpecInput } from '../api/types.generated.ts';
 import { validateSpec } from '../api/validate-spec.ts';
 import { renderEnv } from './env.ts';

@@ -16,10 +16,10 @@ export interface RenderedEnv {
 }
 
 /**
- * The gateway's environment for a validated spec (issue 7, point 2), with API_AUTH_MODE set to the
- * rollout's effective mode rather than the mode the SRE asked for. Plain settings go to a ConfigMap; secrets
- * stay in their Secrets and are referenced, so the operator never reads a secret value. A variable the
- * gateway declares secret is never put in the plain map, whatever the spec says (validateSpec reports it).
+ * The gateway's environment for a validated spec (operator/README.md, "Rendering"), with API_AUTH_MODE set to the
+ * rollout's effective mode rather than the mode the SRE asked for. Plain settings go to a ConfigMap; secrets stay
+ * in their Secrets and are referenced, so the operator never reads a secret value. A variable the gateway
+ * declares secret is never put in the plain map, whatever the spec says (validateSpec reports it).
  *
  * Pure and deterministic: the same spec and mode give the same result, in the same order.
  */

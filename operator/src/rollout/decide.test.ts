@@ -14,8 +14,8 @@ import {
   type RolloutState,
 } from './types.ts';
 
-// One rule per test, each named after the line of issue 7 point 3 it checks. Scenarios over time series are in
-// scenarios.test.ts.
+// One rule per test, each named after the rule it checks (operator/README.md, "Rollout decisions"). Scenarios
+// over time series are in scenarios.test.ts.
 
 const T0 = new Date('2026-03-02T00:00:00.000Z');
 const HOUR = 3600;
@@ -66,7 +66,7 @@ describe('entering warn (one step at a time, the desired mode is the ceiling)', 
   });
 });
 
-describe('warn → enforce gates', () => {
+describe('warn → enforce promotion criteria', () => {
   const soaked = 24 * HOUR;
 
   it('promotes when the soak has passed, the ratio is under the maximum and the window has enough samples', () => {

@@ -1,5 +1,5 @@
-import { checkFigures, fallbackThreshold, recordAnalysis, requiredSamples } from './analysis.ts';
-import { degradedCondition, phase3Condition, promotableCondition } from './conditions.ts';
+import { checkFigures, fallbackThreshold, recordAnalysis, requiredSamples } from './figures.ts';
+import { degradedCondition, phase3Condition, promotableCondition } from './rollout-conditions.ts';
 import { appendHistory } from './history.ts';
 import type {
   Analysis,
@@ -10,7 +10,7 @@ import type {
   RolloutState,
   TransitionReason,
 } from './types.ts';
-import { evaluateWarnGates, mayPromote } from './warn-gates.ts';
+import { evaluatePromotionCriteria, mayPromote } from './promotion-criteria.ts';
 
 interface Move {
   to: ApiAuthMode;
@@ -18,11 +18,12 @@ interface Move {
 }
 
 /**
- * One step of the phased API_AUTH_MODE rollout (issue 7 point 3; 002 "API_AUTH_MODE"). Pure and deterministic:
- * the time comes only from `now`, the inputs are not mutated. `analysis` is null when no analysis was due.
+ * One step of the phased API_AUTH_MODE rollout (operator/README.md, "Rollout decisions"; the phases are
+ * docs/api-auth-gate.md, "Phase plan"). Pure and deterministic: the time comes only from `now`, the inputs are
+ * not mutated. `analysis` is null when no analysis was due.
  *
  * Precedence: an SRE's rollback or lowered mode first (applied at once, analysis skipped), then entry into warn,
- * then the enforce failure check (fallback), then the warn → enforce gates (promotion). At most one transition
+ * then the enforce failure check (fallback), then the promotion criteria (warn → enforce). At most one transition
  * per step, and never more than one step upward.
  */
 export function decide(
@@ -59,8 +60,8 @@ export function decide(
 
 /**
  * The moves a human asked for, applied at once without analysis:
- * - a rollback (the annotation, or `spec.apiAuth.mode: disabled`) goes to disabled from any phase (002
- *   "API_AUTH_MODE": rollback to disabled from any phase; issue 7 point 3: applied at once, skipping analysis);
+ * - a rollback (the annotation, or `spec.apiAuth.mode: disabled`) goes to disabled from any phase, at once and
+ *   skipping analysis: it is the SRE's way out when something breaks;
  * - `mode: warn` while enforcing goes back to warn: the desired mode is a ceiling;
  * - a desired warn or enforce while disabled enters warn, which needs no analysis (warn only observes), and
  *   never jumps to enforce (one step at a time).
@@ -79,10 +80,11 @@ function sreMove(settings: RolloutSettings, state: RolloutState): Move | null {
 }
 
 /**
- * Counts an enforce check (issue 7 point 3): a failure ratio above `maxWouldDenyRatio` over enough samples is
- * bad, one at or below it is good and resets the count. A window with too few samples and a failed query are no
- * evidence either way and leave the count as it is, so a lockout is still caught across them but never caused by
- * them. The same threshold as in warn: the would-deny ratio promoted on was the prediction of this failure ratio.
+ * Counts an enforce check (operator/README.md, "Rollout decisions", rule 4): a failure ratio above
+ * `maxWouldDenyRatio` over enough samples is bad, one at or below it is good and resets the count. A window with
+ * too few samples and a failed query are no evidence either way and leave the count as it is, so a lockout is
+ * still caught across them but never caused by them. The same threshold as in warn: the would-deny ratio promoted
+ * on was the prediction of this failure ratio.
  */
 function countEnforceCheck(
   settings: RolloutSettings,
@@ -94,7 +96,7 @@ function countEnforceCheck(
   return { ...state, consecutiveBadChecks: bad ? state.consecutiveBadChecks + 1 : 0 };
 }
 
-/** After N bad checks in a row, back to warn rather than leave users locked out (issue 7 point 3). */
+/** After N bad checks in a row, back to warn rather than leave users locked out (operator/README.md, rule 4). */
 function fallbackMove(settings: RolloutSettings, state: RolloutState): Move | null {
   return state.consecutiveBadChecks >= fallbackThreshold(settings)
     ? { to: 'warn', reason: 'FallbackToWarn' }
@@ -102,8 +104,9 @@ function fallbackMove(settings: RolloutSettings, state: RolloutState): Move | nu
 }
 
 /**
- * Warn → enforce only on an analysis that ran this step and passes every gate, with automatic promotion on (and
- * within the maximum warn soak) or a human's approval (issue 7 point 3). See `evaluateWarnGates`.
+ * Warn → enforce only on an analysis that ran this step and meets every criterion, with automatic promotion on
+ * (and within the maximum warn soak) or a human's approval (operator/README.md, rule 5). See
+ * `evaluatePromotionCriteria`.
  */
 function promotionMove(
   settings: RolloutSettings,
@@ -111,12 +114,12 @@ function promotionMove(
   fresh: boolean,
   now: Date,
 ): Move | null {
-  return mayPromote(evaluateWarnGates(settings, state, now), fresh)
+  return mayPromote(evaluatePromotionCriteria(settings, state, now), fresh)
     ? { to: 'enforce', reason: 'Promoted' }
     : null;
 }
 
-/** The history entry of a move, with the figures the step saw (issue 7 point 3: time, from, to, reason, values). */
+/** The history entry of a move: its time, from, to, reason and the figures the step saw ("History"). */
 function historyEntry(
   state: RolloutState,
   move: Move,

@@ -21,8 +21,9 @@ import {
   type RolloutState,
 } from './types.ts';
 
-// Issue 7's acceptance scenarios (a)-(f) on a virtual clock: the decision runs every analysis interval (5 min)
-// over a synthetic metric series, carrying its state, as the reconciler will. Then properties over any series.
+// The rollout scenarios (a)-(f) of docs/adr/0007-operator.md, "Requirements", on a virtual clock: the decision
+// runs every analysis interval (5 min) over a synthetic metric series, carrying its state, as the reconciler
+// will. Then properties over any series.
 
 const T0 = new Date('2026-03-02T00:00:00.000Z');
 const HOUR = 3600;

@@ -3,12 +3,12 @@ import { decide } from './decide.ts';
 import type { Analysis, ApiAuthMode, RolloutDecision, RolloutSettings, RolloutState } from './types.ts';
 
 /**
- * A virtual-time harness for the rollout decision (testing guide: time is moved, never slept on). It runs
+ * A virtual-time harness for the rollout decision: its rules span days, so time is moved, never slept on. It runs
  * `decide` in a loop the way the reconciler will: each step reads the synthetic analysis window for the current
  * virtual time, carries the state to the next step, then advances the clock by the analysis interval.
  */
 
-/** The issue's defaults (warn soak 24-72 h, enforce soak 7 d) with a 5-minute analysis interval. */
+/** The phase plan's defaults (warn soak 24-72 h, enforce soak 7 d) with a 5-minute analysis interval. */
 export function exampleSettings(overrides: Partial<RolloutSettings> = {}): RolloutSettings {
   return {
     desiredMode: 'enforce',

@@ -1,7 +1,7 @@
 /**
- * The phased API_AUTH_MODE rollout's contract (issue 7, point 3). The decision is a pure function of the
- * AuthConfig's rollout settings, its status so far, the analysis window's metric figures and the time,
- * so every scenario is tested on a virtual clock.
+ * The phased API_AUTH_MODE rollout's contract (operator/README.md, "Rollout decisions"). The decision is a pure
+ * function of the AuthConfig's rollout settings, its status so far, the analysis window's metric figures and the
+ * time, so every scenario is tested on a virtual clock.
  */
 export type ApiAuthMode = 'disabled' | 'warn' | 'enforce';
 
@@ -107,15 +107,25 @@ export type Phase3Reason = (typeof PHASE3_REASONS)[number];
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
+/**
+ * A status condition as it is computed: its status, a reason code and a message for humans. The reconciler
+ * adds the generation and the transition time when it writes the condition into the status.
+ */
+export interface ConditionDraft<R extends string = string> {
+  status: ConditionStatus;
+  reason: R;
+  message: string;
+}
+
 export interface RolloutDecision {
   state: RolloutState;
   /** Set when the effective mode changes this step. */
   transition: RolloutHistoryEntry | null;
   /** The `Promotable` condition. Reasons: Promoted, SoakInProgress, InsufficientSamples, RatioTooHigh,
    *  MetricsUnavailable, ManualPromotionRequired, MaxSoakExceeded, NotInWarn, ... */
-  promotable: { status: ConditionStatus; reason: string; message: string };
+  promotable: ConditionDraft;
   /** The `Degraded` condition (True after a fallback from enforce). */
-  degraded: { status: ConditionStatus; reason: string; message: string };
+  degraded: ConditionDraft;
   /** Phase 3 readiness: enforce soaked for the minimum. */
-  phase3Ready: { status: ConditionStatus; reason: string; message: string };
+  phase3Ready: ConditionDraft;
 }

@@ -49,6 +49,24 @@ export async function runOperatorCommand(
   args: readonly string[],
   deps: OperatorCommandDeps = {},
 ): Promise<number> {
+  const flags = parseOperatorArgs(args);
+  return typeof flags === 'number' ? flags : runOperator(flags, deps);
+}
+
+/** The command line of `gatehouse operator`, checked. */
+interface OperatorFlags {
+  port: number;
+  watchdogSeconds: number;
+  leaseDuration: number;
+  renewDeadline: number;
+  retryPeriod: number;
+  namespace: string | undefined;
+  identity: string | undefined;
+  watchNamespace: string | undefined;
+}
+
+/** The flags, or the exit code after printing the usage (64 for bad usage, 0 for --help). */
+function parseOperatorArgs(args: readonly string[]): OperatorFlags | number {
   let values;
   try {
     ({ values } = parseArgs({
@@ -102,6 +120,20 @@ export async function runOperatorCommand(
     );
     return 64;
   }
+  return {
+    port,
+    watchdogSeconds,
+    leaseDuration,
+    renewDeadline,
+    retryPeriod,
+    namespace: values.namespace,
+    identity: values.identity,
+    watchNamespace: values['watch-namespace'],
+  };
+}
+
+/** Runs the operator until it is told to stop; 0 after a clean stop, 1 when it failed. */
+async function runOperator(flags: OperatorFlags, deps: OperatorCommandDeps): Promise<number> {
   const env = deps.env ?? process.env;
   const createReconciler = deps.createReconciler ?? createDefaultReconciler;
   const log = pino({ level: env.LOG_LEVEL ?? 'info', base: { service: 'gatehouse-operator' } });
@@ -109,22 +141,22 @@ export async function runOperatorCommand(
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromDefault();
     const namespace =
-      values.namespace ??
+      flags.namespace ??
       env.POD_NAMESPACE ??
       kubeConfig.getContextObject(kubeConfig.currentContext)?.namespace;
     const operator = await startOperator({
       kubeConfig,
       namespace: namespace ?? 'default',
-      identity: values.identity ?? env.POD_NAME ?? `${hostname()}-${randomUUID().slice(0, 8)}`,
+      identity: flags.identity ?? env.POD_NAME ?? `${hostname()}-${randomUUID().slice(0, 8)}`,
       reconciler: (context) => createReconciler(kubeConfig, context, log),
-      port,
-      watchdogMs: watchdogSeconds * 1000,
+      port: flags.port,
+      watchdogMs: flags.watchdogSeconds * 1000,
       leaderElection: {
-        leaseDurationMs: leaseDuration * 1000,
-        renewDeadlineMs: renewDeadline * 1000,
-        retryPeriodMs: retryPeriod * 1000,
+        leaseDurationMs: flags.leaseDuration * 1000,
+        renewDeadlineMs: flags.renewDeadline * 1000,
+        retryPeriodMs: flags.retryPeriod * 1000,
       },
-      ...(values['watch-namespace'] === undefined ? {} : { watchNamespace: values['watch-namespace'] }),
+      ...(flags.watchNamespace === undefined ? {} : { watchNamespace: flags.watchNamespace }),
       log,
     });
     await (deps.untilStopped ?? (() => untilStopRequested(log)))();

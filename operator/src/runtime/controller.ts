@@ -11,11 +11,17 @@
  */
 import { AppsV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { GROUP, KIND, PLURAL, VERSION } from '../api/names.ts';
-import type { ObjectKey, Reconciler } from '../reconcile/types.ts';
-import { Informer, objectKey, type ListResult, type WatchedObject } from './informer.ts';
+import type { Reconciler } from '../reconcile/types.ts';
+import {
+  Informer,
+  objectKey,
+  type InformerOptions,
+  type ListResult,
+  type WatchedObject,
+} from './informer.ts';
 import { silentLogger, type RuntimeLogger } from './logger.ts';
 import type { OperatorMetrics } from './metrics.ts';
-import { keyOf, WorkQueue, type BackoffOptions } from './work-queue.ts';
+import { keyOf, parseKey, WorkQueue, type BackoffOptions } from './work-queue.ts';
 
 export const CONTROLLER_NAME = 'authconfig';
 
@@ -44,7 +50,7 @@ export interface Controller {
 
 /** Starts the informers and the queue. */
 export function startController(options: ControllerOptions): Controller {
-  const { kubeConfig, metrics, watchNamespace } = options;
+  const { kubeConfig, metrics } = options;
   const log = options.log ?? silentLogger;
   const queue = new WorkQueue({
     name: CONTROLLER_NAME,
@@ -55,7 +61,7 @@ export function startController(options: ControllerOptions): Controller {
     log,
   });
   const enqueue = (key: string): void => queue.add(parseKey(key));
-  const common = {
+  const common: CommonInformerOptions = {
     kubeConfig,
     metrics,
     watchdogMs: options.watchdogMs,
@@ -64,9 +70,44 @@ export function startController(options: ControllerOptions): Controller {
       : { watchTimeoutSeconds: options.watchTimeoutSeconds }),
     log,
   };
+  const authConfigs = authConfigInformer(common, options.watchNamespace, enqueue);
+  const deployments =
+    options.watchDeployments === false
+      ? undefined
+      : deploymentInformer(common, options.watchNamespace, (deployment) =>
+          ownersOf(deployment, authConfigs.cache).forEach(enqueue),
+        );
 
-  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
-  const authConfigs = new Informer({
+  authConfigs.start();
+  deployments?.start();
+  return {
+    get synced() {
+      return authConfigs.hasSynced && (deployments?.hasSynced ?? true);
+    },
+    async stop() {
+      await Promise.all([authConfigs.stop(), deployments?.stop()]);
+      await queue.shutdown();
+    },
+  };
+}
+
+/** The informer options both informers share. */
+type CommonInformerOptions = Pick<
+  InformerOptions,
+  'kubeConfig' | 'metrics' | 'watchdogMs' | 'watchTimeoutSeconds' | 'log'
+>;
+
+/**
+ * The AuthConfigs' informer: every event and every listed object enqueues its key; a deleted AuthConfig (seen
+ * as an event or missing from a relist) also drops its metrics series.
+ */
+function authConfigInformer(
+  common: CommonInformerOptions,
+  watchNamespace: string | undefined,
+  enqueue: (key: string) => void,
+): Informer {
+  const custom = common.kubeConfig.makeApiClient(CustomObjectsApi);
+  return new Informer({
     ...common,
     resource: PLURAL,
     watchPath: collectionPath(`/apis/${GROUP}/${VERSION}`, PLURAL, watchNamespace),
@@ -84,7 +125,7 @@ export function startController(options: ControllerOptions): Controller {
     onEvent: (type, object) => {
       const key = objectKey(object);
       if (key === undefined) return;
-      if (type === 'DELETED') metrics.forget(parseKey(key));
+      if (type === 'DELETED') common.metrics.forget(parseKey(key));
       enqueue(key);
     },
     onList: (objects, removed) => {
@@ -93,66 +134,54 @@ export function startController(options: ControllerOptions): Controller {
         if (key !== undefined) enqueue(key);
       }
       for (const key of removed) {
-        metrics.forget(parseKey(key));
+        common.metrics.forget(parseKey(key));
         enqueue(key);
       }
     },
   });
+}
 
-  /** The AuthConfigs a Deployment belongs to. */
-  const ownersOf = (deployment: WatchedObject): string[] => {
-    const namespace = deployment.metadata?.namespace ?? '';
-    const name = deployment.metadata?.name;
-    const keys = new Set<string>();
-    const owners = (deployment.metadata as { ownerReferences?: Array<{ kind?: string; name?: string }> })
-      .ownerReferences;
-    for (const owner of owners ?? []) {
-      if (owner.kind === KIND && owner.name) keys.add(keyOf({ namespace, name: owner.name }));
-    }
-    for (const [key, authConfig] of authConfigs.cache) {
-      const spec = authConfig.spec as { target?: { name?: string } } | undefined;
-      if (authConfig.metadata?.namespace === namespace && spec?.target?.name === name) keys.add(key);
-    }
-    return [...keys];
-  };
-  const apps = kubeConfig.makeApiClient(AppsV1Api);
-  const deployments =
-    options.watchDeployments === false
-      ? undefined
-      : new Informer({
-          ...common,
-          resource: 'deployments',
-          watchPath: collectionPath('/apis/apps/v1', 'deployments', watchNamespace),
-          list: async () =>
-            toListResult(
-              watchNamespace === undefined
-                ? await apps.listDeploymentForAllNamespaces()
-                : await apps.listNamespacedDeployment({ namespace: watchNamespace }),
-            ),
-          onEvent: (_type, object) => ownersOf(object).forEach(enqueue),
-          onList: (objects) => objects.flatMap(ownersOf).forEach(enqueue),
-        });
+/** The Deployments' informer: each event and each listed Deployment goes to `onDeployment`. */
+function deploymentInformer(
+  common: CommonInformerOptions,
+  watchNamespace: string | undefined,
+  onDeployment: (deployment: WatchedObject) => void,
+): Informer {
+  const apps = common.kubeConfig.makeApiClient(AppsV1Api);
+  return new Informer({
+    ...common,
+    resource: 'deployments',
+    watchPath: collectionPath('/apis/apps/v1', 'deployments', watchNamespace),
+    list: async () =>
+      toListResult(
+        watchNamespace === undefined
+          ? await apps.listDeploymentForAllNamespaces()
+          : await apps.listNamespacedDeployment({ namespace: watchNamespace }),
+      ),
+    onEvent: (_type, object) => onDeployment(object),
+    onList: (objects) => objects.forEach(onDeployment),
+  });
+}
 
-  authConfigs.start();
-  deployments?.start();
-  return {
-    get synced() {
-      return authConfigs.hasSynced && (deployments?.hasSynced ?? true);
-    },
-    async stop() {
-      await Promise.all([authConfigs.stop(), deployments?.stop()]);
-      await queue.shutdown();
-    },
-  };
+/** The keys of the AuthConfigs a Deployment belongs to: those that own it and those that target it. */
+function ownersOf(deployment: WatchedObject, authConfigs: ReadonlyMap<string, WatchedObject>): string[] {
+  const namespace = deployment.metadata?.namespace ?? '';
+  const name = deployment.metadata?.name;
+  const keys = new Set<string>();
+  const owners = (deployment.metadata as { ownerReferences?: Array<{ kind?: string; name?: string }> })
+    .ownerReferences;
+  for (const owner of owners ?? []) {
+    if (owner.kind === KIND && owner.name) keys.add(keyOf({ namespace, name: owner.name }));
+  }
+  for (const [key, authConfig] of authConfigs) {
+    const spec = authConfig.spec as { target?: { name?: string } } | undefined;
+    if (authConfig.metadata?.namespace === namespace && spec?.target?.name === name) keys.add(key);
+  }
+  return [...keys];
 }
 
 function collectionPath(prefix: string, plural: string, namespace: string | undefined): string {
   return namespace === undefined ? `${prefix}/${plural}` : `${prefix}/namespaces/${namespace}/${plural}`;
-}
-
-function parseKey(key: string): ObjectKey {
-  const slash = key.indexOf('/');
-  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
 /** A list response (typed or custom-object JSON) as items and the list's resourceVersion. */

@@ -1,10 +1,10 @@
 /**
  * The reconciler `gatehouse operator` runs: the real one (operator/src/reconcile) with the Prometheus rollout
- * analysis (operator/src/analysis) on the system clock.
+ * analysis (operator/src/prometheus) on the system clock.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { systemClock } from '../../../gateway/src/operator-api.ts';
-import { createPrometheusAnalysis } from '../analysis/prometheus-analysis.ts';
+import { createPrometheusAnalysis } from '../prometheus/analysis-source.ts';
 import { createReconciler } from '../reconcile/reconciler.ts';
 import type { Reconciler } from '../reconcile/types.ts';
 import type { RuntimeLogger } from './logger.ts';

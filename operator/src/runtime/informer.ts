@@ -1,12 +1,13 @@
 /**
- * List-then-watch for one resource (issue 7, point 4 "watches with relist on 410 Gone and a watchdog for
- * silent watches"). Like client-go's reflector: list, remember the list's resourceVersion, watch from it, keep a
- * cache by key. Whenever a watch ends — 410 Gone, an ERROR event, a dropped connection, the server's
- * `timeoutSeconds`, or the watchdog — it lists again and tells the owner about every object, so an event lost
- * in between is covered by the level-based reconcile of everything (the relist doubles as a periodic resync).
+ * List-then-watch for one resource, with a relist on 410 Gone and a watchdog for silent watches
+ * (operator/README.md, "Runtime"). Like client-go's reflector: list, remember the list's resourceVersion, watch
+ * from it, keep a cache by key. Whenever a watch ends — 410 Gone, an ERROR event, a dropped connection, the
+ * server's `timeoutSeconds`, or the watchdog — it lists again and tells the owner about every object, so an event
+ * lost in between is covered by the level-based reconcile of everything (the relist doubles as a periodic
+ * resync).
  *
- * The watchdog: a watch that has sent nothing for `watchdogMs` is aborted and restarted. A stalled watch (a
- * proxy that keeps the TCP connection and forwards nothing) otherwise looks healthy for ever.
+ * The watchdog: a watch that has sent nothing for `watchdogMs` is aborted and restarted. A stalled watch (a proxy
+ * that keeps the TCP connection and forwards nothing) otherwise looks healthy for ever.
  */
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { keyOf } from './work-queue.ts';

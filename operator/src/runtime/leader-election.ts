@@ -1,17 +1,17 @@
 /**
- * Leader election on a `coordination.k8s.io/v1` Lease (issue 7, point 4: "two replicas never both act"), the
- * algorithm of client-go's leaderelection package:
+ * Leader election on a `coordination.k8s.io/v1` Lease, so two replicas never both act (operator/README.md,
+ * "Runtime"), the algorithm of client-go's leaderelection package:
  *
  * - A candidate takes the Lease when it has no holder, or when the holder has not renewed it for
  *   `leaseDurationSeconds` **as observed on the candidate's own clock** (the time it last saw the Lease change),
  *   so clock skew between nodes cannot make a live leader look expired.
- * - The leader renews every `retryPeriodMs`. When it has not managed to renew for `renewDeadlineMs` it steps
- *   down (stops its controllers) before anyone else may take over: renewDeadline < leaseDuration is the margin
- *   that keeps two leaders from acting at once.
+ * - The leader renews every `retryPeriodMs`. When it has not managed to renew for `renewDeadlineMs` it steps down
+ *   (stops its controllers) before anyone else may take over: renewDeadline < leaseDuration is the margin that
+ *   keeps two leaders from acting at once.
  * - Every write is a PUT with the resourceVersion read, so a race between candidates is a 409 for all but one;
  *   the loser re-reads.
- * - On graceful shutdown the leader clears `holderIdentity`, so a standby takes over at its next retry instead
- *   of waiting for the lease to expire.
+ * - On graceful shutdown the leader clears `holderIdentity`, so a standby takes over at its next retry instead of
+ *   waiting for the lease to expire.
  */
 import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import { systemClock, type Clock } from '../../../gateway/src/operator-api.ts';

@@ -1,8 +1,8 @@
 /**
- * The operator's Prometheus metrics (issue 7, point 4), in one Registry per operator so two operators in one
- * process (the leader-election tests) do not collide. Reconcile and work-queue metrics use controller-runtime's
- * names so existing dashboards and alerts for Go operators work unchanged; the AuthConfig-specific ones carry
- * the `gatehouse_operator_` prefix.
+ * The operator's Prometheus metrics (operator/README.md, "Runtime", "Metrics"), in one Registry per operator so
+ * two operators in one process (the leader-election tests) do not collide. Reconcile and work-queue metrics use
+ * controller-runtime's names so existing dashboards and alerts for Go operators work unchanged; the
+ * AuthConfig-specific ones carry the `gatehouse_operator_` prefix.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ObjectKey } from '../reconcile/types.ts';

@@ -1,6 +1,6 @@
 /**
- * The operator process (issue 7, point 4): the health/metrics server, leader election, and — on the leader
- * only — the AuthConfig controller (informers and work queue).
+ * The operator process (operator/README.md, "Runtime"): the health/metrics server, leader election, and — on the
+ * leader only — the AuthConfig controller (informers and work queue).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../../../gateway/src/operator-api.ts';

@@ -1,6 +1,6 @@
 /**
- * The reconcile work queue (issue 7, point 2 "one object at a time per key, backoff on errors"), modelled on
- * client-go's workqueue as controller-runtime uses it:
+ * The reconcile work queue: one object at a time per key, backoff on errors (operator/README.md, "Runtime"),
+ * modelled on client-go's workqueue as controller-runtime uses it:
  *
  * - a key is processed by at most one worker at a time; a key added while it is processed is marked dirty and
  *   runs once more afterwards (so the change that arrived mid-reconcile is never lost), and a key added many
@@ -46,11 +46,13 @@ export interface WorkQueueOptions {
   log?: RuntimeLogger;
 }
 
+/** The queue key of an object: `namespace/name`. */
 export function keyOf({ namespace, name }: ObjectKey): string {
   return `${namespace}/${name}`;
 }
 
-function parseKey(key: string): ObjectKey {
+/** The object a queue key names: the inverse of `keyOf` (a namespace never contains a slash). */
+export function parseKey(key: string): ObjectKey {
   const slash = key.indexOf('/');
   return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }

@@ -1,6 +1,7 @@
 /**
- * Where an end-to-end suite runs (testing guide, "Kubernetes API" row): a real cluster when KUBECONFIG is set,
- * otherwise the fake server. Fault-injection tests need `fake` and skip on a real cluster.
+ * Where an end-to-end suite runs: a real cluster when KUBECONFIG is set, for a reviewer with one
+ * (test/support/fake-kube/README.md), otherwise the fake server. Fault-injection tests need `fake` and skip on a
+ * real cluster.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { isCrdDocument } from './crd-document.ts';

@@ -1,6 +1,7 @@
 /**
  * The fake Kubernetes API server (test/support/fake-kube) against the real @kubernetes/client-node 2.x: the
- * semantics the operator's end-to-end tests rely on (issue 7, point 7 and acceptance "Faults on the fake server").
+ * semantics the operator's end-to-end tests rely on, and the faults they inject (docs/adr/0007-operator.md,
+ * "Requirements", "Tests and targets").
  */
 import {
   ApiException,

@@ -1,9 +1,9 @@
 /**
  * The Kubernetes API behaviours the operator and its suites rely on, one expectation each, checked the same way
- * against the fake API server (CI) and against a real cluster when KUBECONFIG is set (testing guide,
- * "Kubernetes API" row), so the two can be compared. Only what both servers do alike is asserted: status codes,
- * reasons, fields and the key fragments of messages. Checks that need the fake's fault controls skip on a
- * real cluster. Each run uses its own namespaces and deletes them.
+ * against the fake API server (CI) and against a real cluster when KUBECONFIG is set
+ * (test/support/fake-kube/README.md), so the two can be compared. Only what both servers do alike is asserted:
+ * status codes, reasons, fields and the key fragments of messages. Checks that need the fake's fault controls
+ * skip on a real cluster. Each run uses its own namespaces and deletes them.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,8 @@
 /**
- * An in-process fake Kubernetes API server on 127.0.0.1 (testing guide, "Kubernetes API" row): the real
- * `@kubernetes/client-node` talks HTTP to it. Fault controls let tests prove the operator converges through 409s,
- * 500s, 410 Gone and silently stalled watches (issue 7, acceptance "Faults on the fake server").
+ * An in-process fake Kubernetes API server on 127.0.0.1 (test/support/fake-kube/README.md), as strict as a real
+ * one wherever the operator relies on it: the real `@kubernetes/client-node` talks HTTP to it. Fault controls let
+ * tests prove the operator converges through 409s, 500s, 410 Gone and silently stalled watches
+ * (docs/adr/0007-operator.md, "Requirements").
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -67,6 +68,9 @@ const PATCH_KINDS: Record<string, PatchKind> = {
   'application/json-patch+json': 'json',
   'application/apply-patch+yaml': 'apply',
 };
+
+/** What a request is answered with: a status code, a body, and the warnings of a write. */
+type Answer = { code: number; body: unknown; warnings?: string[] };
 
 export class FakeKube {
   readonly url: string;
@@ -228,7 +232,7 @@ export class FakeKube {
     res: ServerResponse,
     url: URL,
     record: RequestRecord,
-  ): Promise<{ code: number; body: unknown; warnings?: string[] } | 'streaming'> {
+  ): Promise<Answer | 'streaming'> {
     const credentials = req.headers.authorization;
     const anonymous = credentials === undefined && this.anonymous;
     if (!anonymous && credentials !== `Bearer ${this.token}`) throw new KubeError(401, 'Unauthorized');
@@ -241,9 +245,18 @@ export class FakeKube {
     const discovery =
       discoveryDocument(url.pathname, this.registry) ?? openApiDocument(url.pathname, this.registry);
     if (discovery) return { code: 200, body: discovery };
-    const target = parseResourcePath(url.pathname, this.registry);
-    if (!target)
-      throw new KubeError(404, `the server could not find the requested resource (${url.pathname})`);
+    const target = this.resourceRequest(url.pathname);
+    const params = url.searchParams;
+    const write = writeContext(params, target.subresource === 'status' ? 'status' : undefined);
+    return target.name === undefined
+      ? this.routeCollection(res, record, target, params, body, write)
+      : this.routeObject(record, target, target.name, params, body, write);
+  }
+
+  /** The resource a path names, or a 404 as a real server words it (an unknown subresource included). */
+  private resourceRequest(pathname: string): ResourceRequest {
+    const target = parseResourcePath(pathname, this.registry);
+    if (!target) throw new KubeError(404, `the server could not find the requested resource (${pathname})`);
     if (
       target.subresource !== undefined &&
       (target.subresource !== 'status' || !target.resource.statusSubresource)
@@ -253,64 +266,109 @@ export class FakeKube {
         `the server could not find the requested resource (subresource ${target.subresource})`,
       );
     }
-    const sub = target.subresource === 'status' ? 'status' : undefined;
-    const params = url.searchParams;
-    const write = writeContext(params, sub);
-    const { warnings } = write;
-    const { resource, namespace, name } = target;
-    if (name === undefined) {
-      if (method === 'GET' && record.watch) return this.watch(res, target, params);
-      if (method === 'GET') return { code: 200, body: this.list(target, params) };
-      if (method === 'POST' && (namespace !== undefined || !resource.namespaced)) {
-        return { code: 201, body: this.store.create(resource, namespace ?? '', body, write), warnings };
-      }
-      throw new KubeError(405, `the server does not allow this method on the requested resource`);
+    return target;
+  }
+
+  /** A collection: list, watch or create. */
+  private routeCollection(
+    res: ServerResponse,
+    record: RequestRecord,
+    target: ResourceRequest,
+    params: URLSearchParams,
+    body: unknown,
+    write: WriteContext,
+  ): Answer | 'streaming' {
+    const { resource, namespace } = target;
+    const method = record.method;
+    if (method === 'GET' && record.watch) return this.watch(res, target, params);
+    if (method === 'GET') return { code: 200, body: this.list(target, params) };
+    if (method === 'POST' && (namespace !== undefined || !resource.namespaced)) {
+      return {
+        code: 201,
+        body: this.store.create(resource, namespace ?? '', body, write),
+        warnings: write.warnings,
+      };
     }
-    const ns = namespace ?? '';
-    switch (method) {
+    throw new KubeError(405, `the server does not allow this method on the requested resource`);
+  }
+
+  /** One named object: read, replace, patch or delete. */
+  private routeObject(
+    record: RequestRecord,
+    target: ResourceRequest,
+    name: string,
+    params: URLSearchParams,
+    body: unknown,
+    write: WriteContext,
+  ): Answer {
+    const { resource } = target;
+    const ns = target.namespace ?? '';
+    switch (record.method) {
       case 'GET':
         return { code: 200, body: this.store.get(resource, ns, name) };
       case 'PUT':
-        return { code: 200, body: this.store.replace(resource, ns, name, body, write), warnings };
-      case 'PATCH': {
-        const mediaType = (record.contentType ?? '').split(';')[0]?.trim() ?? '';
-        const kind = patchMediaTypes(resource).includes(mediaType) ? PATCH_KINDS[mediaType] : undefined;
-        if (!kind)
-          throw new KubeError(
-            415,
-            `the body of the request was in an unknown format - accepted media types include: ${patchMediaTypes(resource).join(', ')}`,
-          );
-        const existed = kind === 'apply' && this.exists(target);
-        const result = this.store.patch(
-          resource,
-          ns,
-          name,
-          kind,
-          body,
-          write,
-          params.get('fieldManager') ?? undefined,
-        );
-        return { code: kind === 'apply' && !existed ? 201 : 200, body: result, warnings };
-      }
-      case 'DELETE': {
-        if (sub) throw new KubeError(405, 'the server does not allow this method on the requested resource');
-        if (resource === NAMESPACE_RESOURCE) return { code: 200, body: this.namespaces.delete(name) };
-        if (resource === CRD_RESOURCE) return { code: 200, body: this.crds.delete(name) };
-        const deleted = this.store.delete(resource, ns, name);
-        if (resource.returnDeletedObject) return { code: 200, body: deleted };
         return {
           code: 200,
-          body: successStatus({
-            name,
-            group: resource.group,
-            kind: resource.plural,
-            uid: deleted.metadata.uid ?? '',
-          }),
+          body: this.store.replace(resource, ns, name, body, write),
+          warnings: write.warnings,
         };
-      }
+      case 'PATCH':
+        return this.patchObject(record, target, name, params, body, write);
+      case 'DELETE':
+        return this.deleteObject(target, name, write.subresource);
       default:
         throw new KubeError(405, `the server does not allow this method on the requested resource`);
     }
+  }
+
+  /** A PATCH in one of the media types the resource accepts; an apply that creates the object is a 201. */
+  private patchObject(
+    record: RequestRecord,
+    target: ResourceRequest,
+    name: string,
+    params: URLSearchParams,
+    body: unknown,
+    write: WriteContext,
+  ): Answer {
+    const { resource } = target;
+    const mediaType = (record.contentType ?? '').split(';')[0]?.trim() ?? '';
+    const kind = patchMediaTypes(resource).includes(mediaType) ? PATCH_KINDS[mediaType] : undefined;
+    if (!kind)
+      throw new KubeError(
+        415,
+        `the body of the request was in an unknown format - accepted media types include: ${patchMediaTypes(resource).join(', ')}`,
+      );
+    const existed = kind === 'apply' && this.exists(target);
+    const result = this.store.patch(
+      resource,
+      target.namespace ?? '',
+      name,
+      kind,
+      body,
+      write,
+      params.get('fieldManager') ?? undefined,
+    );
+    return { code: kind === 'apply' && !existed ? 201 : 200, body: result, warnings: write.warnings };
+  }
+
+  /** A DELETE: namespaces and CRDs go through their lifecycles, other objects answer as their kind does. */
+  private deleteObject(target: ResourceRequest, name: string, subresource: 'status' | undefined): Answer {
+    if (subresource)
+      throw new KubeError(405, 'the server does not allow this method on the requested resource');
+    const { resource } = target;
+    if (resource === NAMESPACE_RESOURCE) return { code: 200, body: this.namespaces.delete(name) };
+    if (resource === CRD_RESOURCE) return { code: 200, body: this.crds.delete(name) };
+    const deleted = this.store.delete(resource, target.namespace ?? '', name);
+    if (resource.returnDeletedObject) return { code: 200, body: deleted };
+    return {
+      code: 200,
+      body: successStatus({
+        name,
+        group: resource.group,
+        kind: resource.plural,
+        uid: deleted.metadata.uid ?? '',
+      }),
+    };
   }
 
   private exists(target: ResourceRequest): boolean {

@@ -1,7 +1,7 @@
 /**
- * Namespaces for tests, the same on the fake server and on a real cluster (testing guide, "Kubernetes API"
- * row): each test makes its own uniquely named namespace and deletes it afterwards. A real API server refuses
- * to create anything in a namespace that does not exist, and so does the fake.
+ * Namespaces for tests, the same on the fake server and on a real cluster (test/support/fake-kube/README.md):
+ * each test makes its own uniquely named namespace and deletes it afterwards. A real API server refuses to create
+ * anything in a namespace that does not exist, and so does the fake.
  */
 import { ApiException, CoreV1Api, type KubeConfig, type V1Namespace } from '@kubernetes/client-node';
 

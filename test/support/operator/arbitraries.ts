@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { applyDefaults } from '../defaults.ts';
-import { GATEWAY_VARIABLES } from '../gateway-variables.ts';
-import { specSchema } from '../spec-schema.ts';
-import type { AuthConfigSpec, SecretKeyRef } from '../types.generated.ts';
+import { applyDefaults } from '../../../operator/src/api/defaults.ts';
+import { GATEWAY_VARIABLES } from '../../../operator/src/api/gateway-variables.ts';
+import { specSchema } from '../../../operator/src/api/spec-schema.ts';
+import type { AuthConfigSpec, SecretKeyRef } from '../../../operator/src/api/types.generated.ts';
 
 /**
  * Test support (fast-check): defaulted specs with arbitrary env and secretEnv entries, named after the

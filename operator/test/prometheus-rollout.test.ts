@@ -1,7 +1,8 @@
 /**
- * The whole operator promoting on real Prometheus metrics (issue 7 points 3, 4 and 7; testing guide, Prometheus and
- * Kubernetes API rows): the in-process operator runtime (`startOperator`) with the reconciler `gatehouse operator`
- * runs (`createDefaultReconciler`: the real reconciler, the real Prometheus analysis, the system clock), against the
+ * The whole operator promoting on real Prometheus metrics (docs/adr/0007-operator.md, "Requirements": the
+ * rollout, the runtime, and the tests against a real Prometheus and a fake API server that speaks the real
+ * protocol): the in-process operator runtime (`startOperator`) with the reconciler `gatehouse operator` runs
+ * (`createDefaultReconciler`: the real reconciler, the real Prometheus analysis, the system clock), against the
  * fake API server through the real @kubernetes/client-node, reading a real Prometheus (the Debian `prometheus`
  * binary) that scrapes, every second, one loopback endpoint per namespace serving the gateway's own gate metrics
  * (`createGateMetrics` in warn mode), labelled with that namespace as Kubernetes service discovery would.
@@ -32,28 +33,29 @@ import {
 } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateMetrics, type GateVerdict } from '../gateway/src/gate/gate-metrics.ts';
-import { API_VERSION, GROUP, KIND, LABELS, PLURAL, VERSION } from '../operator/src/api/names.ts';
-import { gateSecrets, specWith } from '../operator/src/api/testing/fixtures.ts';
-import type { AuthConfigStatus } from '../operator/src/api/types.generated.ts';
-import { createDefaultReconciler } from '../operator/src/runtime/default-reconciler.ts';
-import { silentLogger } from '../operator/src/runtime/logger.ts';
-import { LEASE_NAME, startOperator, type RunningOperator } from '../operator/src/runtime/operator.ts';
-import { eventually } from './support/eventually.ts';
+import { createGateMetrics, type GateVerdict } from '../../gateway/src/gate/gate-metrics.ts';
+import { GATE_METRIC_NAMES } from '../../gateway/src/operator-api.ts';
+import { API_VERSION, GROUP, KIND, LABELS, PLURAL, VERSION } from '../src/api/names.ts';
+import { gateSecrets, specWith } from '../../test/support/operator/fixtures.ts';
+import type { AuthConfigStatus } from '../src/api/types.generated.ts';
+import { createDefaultReconciler } from '../src/runtime/default-reconciler.ts';
+import { silentLogger } from '../src/runtime/logger.ts';
+import { LEASE_NAME, startOperator, type RunningOperator } from '../src/runtime/operator.ts';
+import { eventually } from '../../test/support/eventually.ts';
 import {
   createNamespace,
   deleteNamespace,
   uniqueNamespaceName,
   type TestCluster,
-} from './support/fake-kube/index.ts';
-import { startOperatorCluster } from './support/operator-cluster.ts';
+} from '../../test/support/fake-kube/index.ts';
+import { startOperatorCluster } from '../../test/support/operator-cluster.ts';
 import {
   serveRegistries,
   startPrometheus,
   type Exporter,
   type RunningPrometheus,
-} from './support/prometheus.ts';
-import { requireTool } from './support/tools.ts';
+} from '../../test/support/prometheus.ts';
+import { requireTool } from '../../test/support/tools.ts';
 
 const prometheus = await requireTool('prometheus', 'prometheus');
 
@@ -132,7 +134,7 @@ async function scalar(query: string): Promise<number> {
 /** Scrapes of a namespace's verdict series in the last minute. */
 const scrapes = (namespace: string) =>
   scalar(
-    `count_over_time(gatehouse_auth_gate_requests_total{namespace="${namespace}",mode="warn",outcome="pass"}[1m])`,
+    `count_over_time(${GATE_METRIC_NAMES.requests}{namespace="${namespace}",mode="warn",outcome="pass"}[1m])`,
   );
 
 interface StoredAuthConfig {

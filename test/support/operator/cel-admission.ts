@@ -1,14 +1,14 @@
-import { compileRule, evaluateRule as evaluateCel } from '../../../../test/support/fake-kube/schema/cel.ts';
-import type { Schema } from '../../../../test/support/fake-kube/schema/types.ts';
-import { applyDefaults } from '../defaults.ts';
+import { compileRule, evaluateRule as evaluateCel } from '../fake-kube/schema/cel.ts';
+import type { Schema } from '../fake-kube/schema/types.ts';
+import { applyDefaults } from '../../../operator/src/api/defaults.ts';
+import { isJsonObject } from '../../../operator/src/api/json.ts';
 import {
   childPath,
-  isPlainObject,
   type JsonSchema,
   type SchemaProblem,
   type ValidationRule,
-} from '../json-schema.ts';
-import { checkStructure } from '../structural.ts';
+} from '../../../operator/src/api/json-schema.ts';
+import { checkStructure } from '../../../operator/src/api/structural.ts';
 
 /**
  * Test support (uses a devDependency): what the API server does with an AuthConfig on create, minus
@@ -81,7 +81,7 @@ export function evaluateRules(schema: JsonSchema, value: unknown, path = '', isR
     value.forEach((item, index) =>
       failures.push(...evaluateRules(items, item, childPath(path, index), false)),
     );
-  } else if (isPlainObject(value)) {
+  } else if (isJsonObject(value)) {
     for (const [key, child] of Object.entries(value)) {
       const childSchema = schema.properties?.[key] ?? schema.additionalProperties;
       if (childSchema) failures.push(...evaluateRules(childSchema, child, childPath(path, key), false));

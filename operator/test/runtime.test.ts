@@ -1,13 +1,13 @@
 /**
- * The operator runtime (issue 7, point 4; acceptance "Faults on the fake server") against the fake Kubernetes
- * API server through the real @kubernetes/client-node, with a recording reconciler in place of the real one:
- * watches, relist on 410 Gone, the watchdog on a stalled watch, retries with backoff, leader election on a
- * Lease (one acts, the other takes over), graceful release, and the HTTP endpoints.
+ * The operator runtime (operator/README.md, "Runtime"; the faults of docs/adr/0007-operator.md, "Requirements")
+ * against the fake Kubernetes API server through the real @kubernetes/client-node, with a recording reconciler in
+ * place of the real one: watches, relist on 410 Gone, the watchdog on a stalled watch, retries with backoff,
+ * leader election on a Lease (one acts, the other takes over), graceful release, and the HTTP endpoints.
  *
  * Each test works in a namespace of its own (the watch and the Lease are scoped to it), deleted when the test
  * ends, so operators left from one test cannot act on another's objects; the operators are stopped and the CLI's
- * process killed when their test ends, even on a timeout. With KUBECONFIG set the suite runs against that
- * cluster (it installs the CRD); the fault-injection tests need the fake and skip there.
+ * process killed when their test ends, even on a timeout. With KUBECONFIG set the suite runs against that cluster
+ * (it installs the CRD); the fault-injection tests need the fake and skip there.
  */
 import {
   AppsV1Api,
@@ -21,14 +21,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { GROUP, KIND, PLURAL, VERSION } from '../operator/src/api/names.ts';
-import { gateSecrets, specWith } from '../operator/src/api/testing/fixtures.ts';
-import type { AuthConfigSpecInput } from '../operator/src/api/types.generated.ts';
-import type { ObjectKey, ReconcileResult } from '../operator/src/reconcile/types.ts';
-import { startOperator, type OperatorOptions, type RunningOperator } from '../operator/src/runtime/index.ts';
-import type { FakeKube, TestCluster } from './support/fake-kube/index.ts';
-import { startOperatorCluster, testNamespace } from './support/operator-cluster.ts';
-import { endsWithTest, freePort, spawnGateway } from './support/process.ts';
+import { GROUP, KIND, PLURAL, VERSION } from '../src/api/names.ts';
+import { gateSecrets, specWith } from '../../test/support/operator/fixtures.ts';
+import type { AuthConfigSpecInput } from '../src/api/types.generated.ts';
+import type { ObjectKey, ReconcileResult } from '../src/reconcile/types.ts';
+import {
+  LEASE_NAME,
+  startOperator,
+  type OperatorOptions,
+  type RunningOperator,
+} from '../src/runtime/index.ts';
+import type { FakeKube, TestCluster } from '../../test/support/fake-kube/index.ts';
+import { startOperatorCluster, testNamespace } from '../../test/support/operator-cluster.ts';
+import { endsWithTest, freePort, spawnGateway } from '../../test/support/process.ts';
 
 const onRealCluster = Boolean(process.env.KUBECONFIG);
 /** Short lease timings so a takeover takes a second or two (production: 15 s / 10 s / 2 s). */
@@ -338,7 +343,7 @@ describe('leader election', () => {
     // Not before the lease duration: the dead leader's Lease was respected.
     expect(tookOverMs).toBeGreaterThanOrEqual(FAST_LEASE.leaseDurationMs - FAST_LEASE.retryPeriodMs);
     expect(standby.isLeader).toBe(true);
-    const lease = await coordination.readNamespacedLease({ name: 'gatehouse-operator', namespace: ns });
+    const lease = await coordination.readNamespacedLease({ name: LEASE_NAME, namespace: ns });
     expect(lease.spec?.holderIdentity).toBe(standby === a ? 'operator-a' : 'operator-b');
     expect(lease.spec?.leaseTransitions).toBe(1);
   });
@@ -365,7 +370,7 @@ describe('leader election', () => {
     });
 
     await a.stop();
-    const released = await coordination.readNamespacedLease({ name: 'gatehouse-operator', namespace: ns });
+    const released = await coordination.readNamespacedLease({ name: LEASE_NAME, namespace: ns });
     // Either still free, or already taken by the standby: never held by the stopped one.
     expect(released.spec?.holderIdentity ?? '').not.toBe('operator-a');
     await second.callFor(`${ns}/main`, 0, 5_000);
@@ -400,7 +405,7 @@ describe('HTTP endpoints', () => {
       'controller_runtime_reconcile_errors_total',
       'controller_runtime_reconcile_time_seconds_bucket',
       'workqueue_depth{name="authconfig"}',
-      'leader_election_master_status{name="gatehouse-operator"} 1',
+      `leader_election_master_status{name="${LEASE_NAME}"} 1`,
       `gatehouse_operator_authconfig_phase{namespace="${ns}",name="main"} 1`,
       'gatehouse_operator_rollout_transitions_total{',
     ]) {
@@ -438,12 +443,12 @@ describe('gatehouse operator', () => {
     operator.child.stdin.end();
     await operator.waitForOutput(/became leader/);
     expect(await get(port, '/healthz')).toEqual({ status: 200, body: 'ok\n' });
-    const held = await coordination.readNamespacedLease({ name: 'gatehouse-operator', namespace: ns });
+    const held = await coordination.readNamespacedLease({ name: LEASE_NAME, namespace: ns });
     expect(held.spec?.holderIdentity).toBe('cli-operator');
 
     operator.child.kill('SIGTERM');
     expect(await operator.exited).toBe(0);
-    const released = await coordination.readNamespacedLease({ name: 'gatehouse-operator', namespace: ns });
+    const released = await coordination.readNamespacedLease({ name: LEASE_NAME, namespace: ns });
     expect(released.spec?.holderIdentity).toBeUndefined();
   });
 });

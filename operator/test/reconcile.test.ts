@@ -1,7 +1,8 @@
 /**
- * The AuthConfig reconciler (issue 7, points 2 and 3) through the real @kubernetes/client-node against the
- * fake API server (testing guide, "Kubernetes API" row): ConfigMaps, the Deployment's pod template, status,
- * events, idempotency, the rollout on a manual clock with a fake analysis source, and a 409 fault.
+ * The AuthConfig reconciler (operator/README.md, "Reconciliation") through the real @kubernetes/client-node
+ * against the fake API server (test/support/fake-kube/README.md), which speaks the real HTTP protocol:
+ * ConfigMaps, the Deployment's pod template, status, events, idempotency, the rollout on a manual clock with a
+ * fake analysis source, and a 409 fault.
  *
  * With KUBECONFIG set it runs against that cluster instead: the suite installs the CRD, each test works in a
  * namespace of its own that is deleted when the test ends, and the fault test skips.
@@ -16,26 +17,22 @@ import {
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createManualClock, type ManualClock } from '../gateway/src/clock.ts';
-import { createPrometheusAnalysis } from '../operator/src/analysis/prometheus-analysis.ts';
-import type { AnalysisSource } from '../operator/src/analysis/types.ts';
-import { GROUP, LABELS, MANAGED_BY, PLURAL, VERSION } from '../operator/src/api/names.ts';
-import { gateSecrets, minimalSpec, specWith } from '../operator/src/api/testing/fixtures.ts';
-import type { AuthConfigSpecInput, AuthConfigStatus } from '../operator/src/api/types.generated.ts';
-import {
-  ANNOTATIONS,
-  benchmarkApply,
-  createReconciler,
-  type Reconciler,
-} from '../operator/src/reconcile/index.ts';
-import type { Analysis } from '../operator/src/rollout/types.ts';
-import { freePort } from './support/process.ts';
-import type { FakeKube, TestCluster } from './support/fake-kube/index.ts';
+import { benchmarkApply } from '../../bench/lib/apply-benchmark.ts';
+import { createManualClock, type ManualClock } from '../../gateway/src/clock.ts';
+import { createPrometheusAnalysis } from '../src/prometheus/analysis-source.ts';
+import type { AnalysisSource } from '../src/prometheus/types.ts';
+import { FIELD_MANAGER, GROUP, LABELS, MANAGED_BY, PLURAL, VERSION } from '../src/api/names.ts';
+import { gateSecrets, minimalSpec, specWith } from '../../test/support/operator/fixtures.ts';
+import type { AuthConfigSpecInput, AuthConfigStatus } from '../src/api/types.generated.ts';
+import { ANNOTATIONS, createReconciler, type Reconciler } from '../src/reconcile/index.ts';
+import type { Analysis } from '../src/rollout/types.ts';
+import { freePort } from '../../test/support/process.ts';
+import type { FakeKube, TestCluster } from '../../test/support/fake-kube/index.ts';
 import {
   AUTHCONFIG_RESOURCE as AUTHCONFIG,
   startOperatorCluster,
   testNamespace,
-} from './support/operator-cluster.ts';
+} from '../../test/support/operator-cluster.ts';
 
 let cluster: TestCluster;
 let kc: KubeConfig;
@@ -266,7 +263,7 @@ describe('applying an AuthConfig', () => {
     expect(map?.data).not.toHaveProperty('AUTH_SECRET');
     expect(map?.metadata?.labels).toMatchObject({
       [LABELS.authConfig]: 'gateway',
-      [LABELS.managedBy]: 'gatehouse-operator',
+      [LABELS.managedBy]: MANAGED_BY,
     });
     expect(map?.metadata?.ownerReferences).toEqual([
       expect.objectContaining({
@@ -298,7 +295,7 @@ describe('applying an AuthConfig', () => {
         (request) => request.method === 'PATCH' && request.path.includes('/deployments/'),
       );
       expect(patch).toMatchObject({ contentType: 'application/apply-patch+yaml' });
-      expect(patch?.query.fieldManager).toBe('gatehouse-operator');
+      expect(patch?.query.fieldManager).toBe(FIELD_MANAGER);
     }
 
     expect(stored.status?.observedGeneration).toBe(stored.metadata.generation);

@@ -1,5 +1,5 @@
 import type { Analysis } from '../rollout/types.ts';
-import { instantQuery } from './prometheus-client.ts';
+import { instantQuery } from './instant-query.ts';
 import { fillQuery } from './promql.ts';
 import type { AnalysisSource } from './types.ts';
 
@@ -11,15 +11,16 @@ export interface PrometheusAnalysisOptions {
 }
 
 /**
- * The rollout analysis over the Prometheus HTTP API (issue 7 point 3). Two instant queries at `at`, run in
- * parallel: the sample size (`gatedRequests`) and the mode's failures (warn: `wouldDeny`, enforce: `failed`).
+ * The rollout analysis over the Prometheus HTTP API (operator/README.md, "Rollout decisions"). Two instant
+ * queries at `at`, run in parallel: the sample size (`gatedRequests`) and the mode's failures (warn: `wouldDeny`,
+ * enforce: `failed`).
  *
  * - `gatedRequests` is rounded to a whole number: `increase()` extrapolates to the window's edges, so it is
  *   rarely an integer, and the figure is shown to SREs and compared with a whole minimum.
- * - `failureRatio` is failures / gatedRequests from the unrounded figures, clamped to [0, 1]. The default
- *   `wouldDeny` query sums both gate layers while `gatedRequests` counts the hmac layer only, so a request that
- *   fails both layers counts twice and the raw quotient can pass 1; a ratio is never above 1, and above 1 it
- *   already means "every request": the clamp keeps the verdict (too high) without a figure that
+ * - `failureRatio` is failures / gatedRequests from the unrounded figures, clamped to [0, 1]. The default queries
+ *   count one verdict per gated request, but a custom `wouldDeny` query over the per-layer decisions counter
+ *   counts a request that fails both layers twice, and the raw quotient can pass 1; a ratio is never above 1, and
+ *   above 1 it already means "every request": the clamp keeps the verdict (too high) without a figure that
  *   `checkFigures` would reject as invalid. An empty window (0 gated requests) has ratio 0: `decide` treats it as
  *   too few samples, never as a pass.
  *

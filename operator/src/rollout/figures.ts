@@ -3,8 +3,8 @@ import type { Analysis, AnalysisRecord, RolloutSettings, RolloutState } from './
 /**
  * An `ok` analysis whose figures cannot be right (negative or non-finite counts, a ratio outside [0, 1], as a
  * query over a counter reset or an empty result can produce) is treated as a query error: NaN compares false
- * against every threshold, so it would otherwise pass as a good enforce check (issue 7 point 3: metric query
- * errors count separately and never promote).
+ * against every threshold, so it would otherwise pass as a good enforce check. Metric query errors are counted
+ * apart and never promote (operator/README.md, "Rollout decisions").
  */
 export function checkFigures(analysis: Analysis): Analysis {
   if (!analysis.ok) return analysis;
@@ -49,7 +49,7 @@ export function currentFigures(state: RolloutState): AnalysisRecord | null {
 
 /**
  * The fewest gated requests a window needs to count. Zero traffic is never evidence, even with
- * `minGatedRequests: 0` (issue 7 point 3: too little traffic is inconclusive, never a pass).
+ * `minGatedRequests: 0`: too little traffic is inconclusive, never a pass (operator/README.md, rule 5).
  */
 export function requiredSamples(settings: RolloutSettings): number {
   return Math.max(1, settings.minGatedRequests);

@@ -1,13 +1,7 @@
 import type { AuthConfigCondition } from '../api/types.generated.ts';
+import type { ConditionDraft } from '../rollout/types.ts';
 
 export type ConditionType = AuthConfigCondition['type'];
-
-/** A condition as the reconciler computes it, before it gets its generation and transition time. */
-export interface ConditionDraft {
-  status: AuthConfigCondition['status'];
-  reason: string;
-  message: string;
-}
 
 /** The order conditions are written in, so an unchanged status serialises the same way. */
 export const CONDITION_TYPES: readonly ConditionType[] = [

@@ -1,30 +1,28 @@
-import { currentFigures, requiredSamples } from './analysis.ts';
+import { currentFigures, requiredSamples } from './figures.ts';
 import { addSeconds, elapsedSeconds, formatDuration, formatRatio } from './format.ts';
 import type {
   AnalysisRecord,
-  ConditionStatus,
+  ConditionDraft,
   PromotableReason,
   RolloutSettings,
   RolloutState,
 } from './types.ts';
 
-export interface Condition<R extends string> {
-  status: ConditionStatus;
-  reason: R;
-  message: string;
-}
-
-type GateReason =
+/**
+ * The promotion criteria: what must hold before warn → enforce. (The status messages call them "the gates",
+ * a word the product otherwise keeps for the gateway's API gate.)
+ */
+type CriterionReason =
   'MetricsUnavailable' | 'InsufficientSamples' | 'RatioTooHigh' | 'SoakInProgress' | 'AwaitingAnalysis';
 
 interface Blocker {
-  reason: GateReason;
+  reason: CriterionReason;
   message: string;
 }
 
-/** What the warn → enforce gates say about a state in warn. */
-export interface WarnVerdict {
-  /** The gates that do not pass, most actionable first (an empty list: all pass). */
+/** What the promotion criteria say about a state in warn. */
+export interface PromotionVerdict {
+  /** The criteria that do not hold, most actionable first (an empty list: all hold). */
   blockers: Blocker[];
   /** Warn ran past `maxWarnSoakSeconds` while the SRE wants enforce: automatic promotion has stopped. */
   pastMaxSoak: boolean;
@@ -36,11 +34,16 @@ export interface WarnVerdict {
 }
 
 /**
- * Evaluates the warn → enforce gates on the state's current figures (issue 7 point 3): the minimum warn soak has
- * passed since `since`, the would-deny ratio is at most `maxWouldDenyRatio`, and the window holds at least
- * `minGatedRequests` gated requests. A failed query blocks like a failed gate: metrics errors never promote.
+ * Evaluates the promotion criteria on the state's current figures (operator/README.md, "Rollout decisions",
+ * rule 5): the minimum warn soak has passed since `since`, the would-deny ratio is at most `maxWouldDenyRatio`,
+ * and the window holds at least `minGatedRequests` gated requests. A failed query blocks like a failed
+ * criterion: metrics errors never promote.
  */
-export function evaluateWarnGates(settings: RolloutSettings, state: RolloutState, now: Date): WarnVerdict {
+export function evaluatePromotionCriteria(
+  settings: RolloutSettings,
+  state: RolloutState,
+  now: Date,
+): PromotionVerdict {
   const figures = currentFigures(state);
   const elapsed = elapsedSeconds(state.since, now);
   const blockers: Blocker[] = [];
@@ -77,7 +80,8 @@ export function evaluateWarnGates(settings: RolloutSettings, state: RolloutState
   }
 
   const wantsEnforce = settings.desiredMode === 'enforce';
-  // Issue 7 point 1: warn is observed 24 to 72 h; past the maximum, a human decides (002 "API_AUTH_MODE").
+  // Warn is observed 24 to 72 h by default; past the maximum, a human decides (docs/api-auth-gate.md, "Phase
+  // plan").
   const pastMaxSoak = wantsEnforce && elapsed > settings.maxWarnSoakSeconds;
   return {
     blockers,
@@ -94,8 +98,8 @@ function humanApproved(settings: RolloutSettings, state: RolloutState): boolean 
   return at !== undefined && Date.parse(at) >= Date.parse(state.since);
 }
 
-/** True when the gates allow warn → enforce now; `fresh` says an analysis ran this step (never stale figures). */
-export function mayPromote(verdict: WarnVerdict, fresh: boolean): boolean {
+/** True when the criteria allow warn → enforce now; `fresh` says an analysis ran this step (never stale figures). */
+export function mayPromote(verdict: PromotionVerdict, fresh: boolean): boolean {
   return fresh && verdict.blockers.length === 0 && verdict.approved && !verdict.atCeiling;
 }
 
@@ -103,9 +107,9 @@ export function mayPromote(verdict: WarnVerdict, fresh: boolean): boolean {
 export function warnPromotable(
   settings: RolloutSettings,
   state: RolloutState,
-  verdict: WarnVerdict,
+  verdict: PromotionVerdict,
   now: Date,
-): Condition<PromotableReason> {
+): ConditionDraft<PromotableReason> {
   const [first, ...rest] = verdict.blockers;
   const figures = verdict.figures === null ? '' : ` (analysis at ${verdict.figures.at})`;
   if (first?.reason === 'MetricsUnavailable') {
@@ -123,7 +127,7 @@ export function warnPromotable(
     const status = first.reason === 'AwaitingAnalysis' ? 'Unknown' : 'False';
     return { status, reason: first.reason, message: first.message + also + figures };
   }
-  // Every gate passes from here on: the condition is True and the reason says what, if anything, still waits.
+  // Every criterion holds from here on: the condition is True and the reason says what, if anything, still waits.
   if (verdict.atCeiling) {
     return {
       status: 'True',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeConditions } from './conditions.ts';
+import { mergeConditions } from './status-conditions.ts';
 
 const t0 = new Date(Date.UTC(2026, 0, 1));
 const t1 = new Date(Date.UTC(2026, 0, 2));

@@ -1,7 +1,11 @@
-/** JSON values as the API server sends them (the reconciler works on wire JSON, not the client's models). */
+/**
+ * JSON values as the API server sends them: the reconciler works on wire JSON, not the client's models, and the
+ * schema code (defaulting, structural checks) walks the same values.
+ */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
+/** True for a JSON object: not null, not an array (the one test of "is an object" in the operator). */
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,23 +1,24 @@
-import { currentFigures, fallbackThreshold } from './analysis.ts';
+import { currentFigures, fallbackThreshold } from './figures.ts';
 import { addSeconds, elapsedSeconds, formatDuration, formatRatio } from './format.ts';
 import type {
+  ConditionDraft,
   DegradedReason,
   Phase3Reason,
   PromotableReason,
   RolloutSettings,
   RolloutState,
 } from './types.ts';
-import { type Condition, evaluateWarnGates, warnPromotable } from './warn-gates.ts';
+import { evaluatePromotionCriteria, warnPromotable } from './promotion-criteria.ts';
 
 /** The `Promotable` condition after a step, from the state the step produced. */
 export function promotableCondition(
   settings: RolloutSettings,
   state: RolloutState,
   now: Date,
-): Condition<PromotableReason> {
+): ConditionDraft<PromotableReason> {
   switch (state.effectiveMode) {
     case 'warn':
-      return warnPromotable(settings, state, evaluateWarnGates(settings, state, now), now);
+      return warnPromotable(settings, state, evaluatePromotionCriteria(settings, state, now), now);
     case 'enforce':
       // Enforce is reached only through a promotion, so the condition stays True there instead of flapping.
       return { status: 'True', reason: 'Promoted', message: `promoted to enforce at ${state.since}` };
@@ -37,10 +38,14 @@ export function promotableCondition(
 }
 
 /**
- * The `Degraded` condition: True while the rollout runs in warn because it fell back from enforce (issue 7
- * point 3), until the next transition (a re-promotion or a rollback). In enforce it reports the checks so far.
+ * The `Degraded` condition: True while the rollout runs in warn because it fell back from enforce
+ * (operator/README.md, "Rollout decisions", rule 4), until the next transition (a re-promotion or a rollback). In
+ * enforce it reports the checks so far.
  */
-export function degradedCondition(settings: RolloutSettings, state: RolloutState): Condition<DegradedReason> {
+export function degradedCondition(
+  settings: RolloutSettings,
+  state: RolloutState,
+): ConditionDraft<DegradedReason> {
   const last = state.history.at(-1);
   if (state.effectiveMode === 'warn' && last?.reason === 'FallbackToWarn') {
     const { consecutiveBadChecks, failureRatio, gatedRequests } = last.figures;
@@ -71,15 +76,15 @@ export function degradedCondition(settings: RolloutSettings, state: RolloutState
 }
 
 /**
- * Phase 3 readiness (002 "API_AUTH_MODE": enforce soaked 7 or more days, then the disabled and warn branches can
- * be removed). `since` is reset by every transition, so the soak counts from the last entry into enforce and a
- * fallback restarts it.
+ * Phase 3 readiness: enforce soaked for `minEnforceSoak` (7 days by default), after which the disabled and warn
+ * branches can be removed (docs/api-auth-gate.md, "Phase plan"). `since` is reset by every transition, so the
+ * soak counts from the last entry into enforce and a fallback restarts it.
  */
 export function phase3Condition(
   settings: RolloutSettings,
   state: RolloutState,
   now: Date,
-): Condition<Phase3Reason> {
+): ConditionDraft<Phase3Reason> {
   if (state.effectiveMode !== 'enforce') {
     return {
       status: 'False',

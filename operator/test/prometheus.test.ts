@@ -1,22 +1,23 @@
 import { Registry, type Counter } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateMetrics, type GateLayer, type GateOutcome } from '../gateway/src/gate/gate-metrics.ts';
-import { applyDefaults } from '../operator/src/api/defaults.ts';
-import { prometheusQueriesSchema } from '../operator/src/api/spec-schema.ts';
-import { createPrometheusAnalysis } from '../operator/src/analysis/prometheus-analysis.ts';
-import type { Analysis } from '../operator/src/rollout/types.ts';
-import { eventually } from './support/eventually.ts';
-import { freePort } from './support/process.ts';
+import { createGateMetrics, type GateLayer, type GateOutcome } from '../../gateway/src/gate/gate-metrics.ts';
+import { GATE_METRIC_NAMES } from '../../gateway/src/operator-api.ts';
+import { applyDefaults } from '../src/api/defaults.ts';
+import { prometheusQueriesSchema } from '../src/api/spec-schema.ts';
+import { createPrometheusAnalysis } from '../src/prometheus/analysis-source.ts';
+import type { Analysis } from '../src/rollout/types.ts';
+import { eventually } from '../../test/support/eventually.ts';
+import { freePort } from '../../test/support/process.ts';
 import {
   serveRegistries,
   startPrometheus,
   type Exporter,
   type RunningPrometheus,
-} from './support/prometheus.ts';
-import { requireTool } from './support/tools.ts';
+} from '../../test/support/prometheus.ts';
+import { requireTool } from '../../test/support/tools.ts';
 
-// The rollout analysis against a real Prometheus (testing guide, Prometheus row; issue 7 point 7): the Debian
-// `prometheus` binary scrapes, every second, a loopback endpoint serving the gateway's own gate metrics
+// The rollout analysis against a real Prometheus, not a stand-in (docs/adr/0007-operator.md, "Requirements"): the
+// Debian `prometheus` binary scrapes, every second, a loopback endpoint serving the gateway's own gate metrics
 // (createGateMetrics on a prom-client Registry), whose decisions this test records. The scrape config adds the
 // `namespace` label the default queries select on, as Kubernetes service discovery would.
 //
@@ -25,10 +26,11 @@ import { requireTool } from './support/tools.ts';
 // towards its edges, but (Prometheus `extrapolatedRate`) never further back than where a counter would reach 0,
 // which is no distance when the first sample is 0, and not forward at all when the window ends on the last
 // sample. At any other time (the second test) the end is extrapolated by up to 1.1 scrape intervals, so the
-// counts grow by up to (span + 1.1 s) / span; both series of a ratio share their scrape timestamps, so the
-// ratio stays exact.
+// counts grow by up to (span + 1.1 s) / span; both series of a ratio share their scrape timestamps, so the ratio
+// stays exact.
 
 const prometheus = await requireTool('prometheus', 'prometheus');
+const DECISIONS = GATE_METRIC_NAMES.decisions;
 const WINDOW_SECONDS = 30;
 const queries = applyDefaults(prometheusQueriesSchema, {}) as {
   gatedRequests: string;
@@ -39,7 +41,7 @@ const queries = applyDefaults(prometheusQueriesSchema, {}) as {
 interface Gateway {
   registry: Registry;
   record(layer: GateLayer, outcome: GateOutcome, times: number): void;
-  /** Per-request verdicts over both layers (gatehouse_auth_gate_requests_total), as the gate counts them. */
+  /** Per-request verdicts over both layers (`GATE_METRIC_NAMES.requests`), as the gate counts them. */
   verdicts(outcome: 'pass' | 'fail' | 'would_deny', times: number): void;
 }
 
@@ -49,7 +51,7 @@ function gateway(mode: 'warn' | 'enforce'): Gateway {
   const metrics = createGateMetrics(registry, mode);
   // Every series this mode produces, at 0, before any traffic: a series that first appears with a value has no
   // earlier sample, so increase() would not see its first requests.
-  const counter = registry.getSingleMetric('gatehouse_auth_gate_decisions_total') as Counter;
+  const counter = registry.getSingleMetric(DECISIONS) as Counter;
   const failure = mode === 'warn' ? 'would_deny' : 'fail';
   for (const layer of ['hmac', 'session'])
     for (const outcome of ['pass', failure]) counter.inc({ layer, mode, outcome }, 0);
@@ -86,18 +88,11 @@ const until = (what: string, check: () => Promise<boolean>) =>
   eventually(what, 15_000, async () => ((await check()) ? true : undefined), 100);
 
 const samples = (namespace: string) =>
-  scalar(
-    `count_over_time(gatehouse_auth_gate_decisions_total{namespace="${namespace}",layer="hmac",outcome="pass"}[1m])`,
-  );
-const hmacTotal = (namespace: string) =>
-  scalar(`sum(gatehouse_auth_gate_decisions_total{namespace="${namespace}",layer="hmac"})`);
+  scalar(`count_over_time(${DECISIONS}{namespace="${namespace}",layer="hmac",outcome="pass"}[1m])`);
+const hmacTotal = (namespace: string) => scalar(`sum(${DECISIONS}{namespace="${namespace}",layer="hmac"})`);
 /** When the last scrape of a namespace's target was taken. */
 const lastScrape = async (namespace: string) =>
-  new Date(
-    Math.round(
-      (await scalar(`max(timestamp(gatehouse_auth_gate_decisions_total{namespace="${namespace}"}))`)) * 1000,
-    ),
-  );
+  new Date(Math.round((await scalar(`max(timestamp(${DECISIONS}{namespace="${namespace}"}))`)) * 1000));
 
 /** The error of a failed analysis (the test fails if it succeeded). */
 function failure(result: Analysis): string {
@@ -219,7 +214,7 @@ describe.skipIf(!prometheus)('rollout analysis against a real Prometheus', () =>
       at: new Date(),
       queries: {
         ...queries,
-        gatedRequests: 'gatehouse_auth_gate_decisions_total{namespace="{{namespace}}"}',
+        gatedRequests: `${DECISIONS}{namespace="{{namespace}}"}`,
       },
     });
     expect(failure(several)).toMatch(/^gatedRequests query: .*answered 4 series/);

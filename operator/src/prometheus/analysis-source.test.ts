@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPrometheusAnalysis, ratio } from './prometheus-analysis.ts';
+import { createPrometheusAnalysis, ratio } from './analysis-source.ts';
 import { fillQuery, promDuration } from './promql.ts';
 import type { Analysis } from '../rollout/types.ts';
 
@@ -12,7 +12,7 @@ function failure(result: Analysis): string {
 }
 
 // A loopback stand-in for the Prometheus HTTP API, for the answers a real server is hard to provoke into
-// (HTTP 503, a stalled body, several series, NaN). The real server is in test/operator-prometheus.test.ts.
+// (HTTP 503, a stalled body, several series, NaN). The real server is in operator/test/prometheus.test.ts.
 
 type Handler = (url: URL, res: ServerResponse) => void;
 

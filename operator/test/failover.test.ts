@@ -1,14 +1,14 @@
 /**
- * Issue 7, acceptance "Faults on the fake server": two real `gatehouse operator` processes with the real
- * reconciler → exactly one acts, and the other takes over within 15 s when the first is SIGKILLed; then, with
- * 409s and 500s injected on writes, a 410 Gone and a silently stalled watch, the survivor converges (the target
- * Deployment ends up with the latest config hash).
+ * Faults on the fake server (docs/adr/0007-operator.md, "Requirements", "Tests and targets"): two real `gatehouse
+ * operator` processes with the real reconciler → exactly one acts, and the other takes over within 15 s when the
+ * first is SIGKILLed; then, with 409s and 500s injected on writes, a 410 Gone and a silently stalled watch, the
+ * survivor converges (the target Deployment ends up with the latest config hash).
  *
  * Who acts is read from each process's public surface: the Lease, /readyz and /metrics
- * (`leader_election_master_status`, `controller_runtime_reconcile_total`). Synchronisation polls observable
- * state against deadlines, never fixed sleeps. Each test starts its own pair of processes in a namespace of its
- * own; both are killed and the namespace deleted when the test ends, even on a timeout. With KUBECONFIG set the
- * suite runs against that cluster (it installs the CRD); fault injection needs the fake server and skips there.
+ * (`leader_election_master_status`, `controller_runtime_reconcile_total`). Synchronisation polls observable state
+ * against deadlines, never fixed sleeps. Each test starts its own pair of processes in a namespace of its own;
+ * both are killed and the namespace deleted when the test ends, even on a timeout. With KUBECONFIG set the suite
+ * runs against that cluster (it installs the CRD); fault injection needs the fake server and skips there.
  */
 import {
   AppsV1Api,
@@ -22,17 +22,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../operator/src/api/names.ts';
-import type { AuthConfigSpecInput } from '../operator/src/api/types.generated.ts';
-import { validateSpec } from '../operator/src/api/validate-spec.ts';
-import { ANNOTATIONS } from '../operator/src/reconcile/annotations.ts';
-import { configMapName, envHash } from '../operator/src/render/config-map.ts';
-import { renderEnv } from '../operator/src/render/env.ts';
-import { LEASE_NAME } from '../operator/src/runtime/operator.ts';
-import { eventually } from './support/eventually.ts';
-import type { FakeKube, TestCluster } from './support/fake-kube/index.ts';
-import { startOperatorCluster, testNamespace } from './support/operator-cluster.ts';
-import { endsWithTest, freePort, spawnGateway, type GatewayProcess } from './support/process.ts';
+import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../src/api/names.ts';
+import type { AuthConfigSpecInput } from '../src/api/types.generated.ts';
+import { validateSpec } from '../src/api/validate-spec.ts';
+import { ANNOTATIONS } from '../src/api/names.ts';
+import { configMapName, envHash } from '../src/render/config-map.ts';
+import { renderEnv } from '../src/render/env.ts';
+import { LEASE_NAME } from '../src/runtime/operator.ts';
+import { eventually } from '../../test/support/eventually.ts';
+import type { FakeKube, TestCluster } from '../../test/support/fake-kube/index.ts';
+import { startOperatorCluster, testNamespace } from '../../test/support/operator-cluster.ts';
+import { endsWithTest, freePort, spawnGateway, type GatewayProcess } from '../../test/support/process.ts';
 
 const onRealCluster = Boolean(process.env.KUBECONFIG);
 /** Short lease timings (production: 15 s / 10 s / 2 s) so the takeover is measured in seconds. */
@@ -44,7 +44,7 @@ const LEASE_FLAGS = [
   '--retry-period-seconds',
   '1',
 ];
-/** The acceptance bound for a takeover after the leader is killed. */
+/** The bound for a takeover after the leader is killed (docs/adr/0007-operator.md, "Requirements"). */
 const TAKEOVER_LIMIT_MS = 15_000;
 /**
  * Waits that are not the claim under test (processes booting, a reconcile, convergence through faults):
@@ -294,7 +294,7 @@ describe('two gatehouse operator processes', () => {
       ).toBeGreaterThan(0);
 
       // A silently stalled watch: the change sent to it is lost; the watchdog's relist picks it up. (The
-      // watchdog's own mechanics are proven in operator-runtime.test.ts; here it is the end-to-end convergence.)
+      // watchdog's own mechanics are proven in runtime.test.ts; here it is the end-to-end convergence.)
       expect(server.stallWatches()).toBeGreaterThan(0);
       hash = await applySpec(ns, 6);
       await deploymentHas(ns, hash, CONDITION_WAIT_MS);

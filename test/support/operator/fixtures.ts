@@ -1,6 +1,6 @@
-import { API_VERSION, KIND } from '../names.ts';
-import type { AuthConfigInput } from '../resource.ts';
-import type { AuthConfigSpecInput, SecretEnvVar } from '../types.generated.ts';
+import { API_VERSION, KIND } from '../../../operator/src/api/names.ts';
+import type { AuthConfigInput } from '../../../operator/src/api/resource.ts';
+import type { AuthConfigSpecInput, SecretEnvVar } from '../../../operator/src/api/types.generated.ts';
 
 /** Test fixtures: the smallest valid production spec, and helpers to vary it. */
 

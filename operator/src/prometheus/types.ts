@@ -1,6 +1,9 @@
 import type { Analysis } from '../rollout/types.ts';
 
-/** The rollout analysis's window of gate metrics for one AuthConfig (operator/src/analysis). */
+/**
+ * Where the rollout's analyses come from: the gate metrics of one AuthConfig over a window. This folder
+ * implements it over the Prometheus HTTP API; tests inject their own.
+ */
 export interface AnalysisSource {
   /**
    * Runs the AuthConfig's queries against its Prometheus over `window` ending `at`, for `mode`

@@ -1,5 +1,5 @@
 import { parse } from '@marcbachmann/cel-js';
-import type { JsonSchema } from '../json-schema.ts';
+import type { JsonSchema } from '../../../operator/src/api/json-schema.ts';
 
 /**
  * Test support: an upper bound of what the API server's static cost estimate gives each CEL rule of a CRD,

@@ -1,6 +1,6 @@
 /**
- * `gatehouse rollout status|promote|pause|resume|rollback` (issue 7 point 5; acceptance "`gatehouse rollout
- * status` shows phase, figures and history; `rollback` works end to end"): the real CLI as its own process,
+ * `gatehouse rollout status|promote|pause|resume|rollback` (operator/README.md, "gatehouse rollout"): `status`
+ * shows the phase, the figures and the history, and `rollback` works end to end. The real CLI as its own process,
  * talking to the fake Kubernetes API server through a kubeconfig file, as an SRE's shell would. The end-to-end
  * case drives the real reconciler (a manual clock, a fake analysis source) between CLI calls.
  *
@@ -19,19 +19,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createManualClock } from '../gateway/src/clock.ts';
-import type { AnalysisSource } from '../operator/src/analysis/types.ts';
-import { GROUP, KIND, LABELS, VERSION } from '../operator/src/api/names.ts';
-import { gateSecrets, minimalSpec, specWith } from '../operator/src/api/testing/fixtures.ts';
-import type { AuthConfigSpecInput, AuthConfigStatus } from '../operator/src/api/types.generated.ts';
-import { ANNOTATIONS, createReconciler } from '../operator/src/reconcile/index.ts';
-import type { TestCluster } from './support/fake-kube/index.ts';
+import { createManualClock } from '../../gateway/src/clock.ts';
+import type { AnalysisSource } from '../src/prometheus/types.ts';
+import { GROUP, KIND, LABELS, VERSION } from '../src/api/names.ts';
+import { gateSecrets, minimalSpec, specWith } from '../../test/support/operator/fixtures.ts';
+import type { AuthConfigSpecInput, AuthConfigStatus } from '../src/api/types.generated.ts';
+import { ANNOTATIONS, createReconciler } from '../src/reconcile/index.ts';
+import type { TestCluster } from '../../test/support/fake-kube/index.ts';
 import {
   AUTHCONFIG_RESOURCE as AUTHCONFIG,
   startOperatorCluster,
   testNamespace,
-} from './support/operator-cluster.ts';
-import { endsWithTest, spawnGateway } from './support/process.ts';
+} from '../../test/support/operator-cluster.ts';
+import { endsWithTest, spawnGateway } from '../../test/support/process.ts';
 
 let cluster: TestCluster;
 let kc: KubeConfig;
@@ -451,7 +451,7 @@ describe('rollback end to end', () => {
     expect(status.code).toBe(0);
     expect(field(status.stdout, 'Effective mode')).toBe('disabled (phase 0 of 3: disabled)');
     expect(field(status.stdout, 'Requests')).toBe(
-      'rollback to disabled (gatehouse.dev/rollback; lift with gatehouse rollout rollback gateway --clear)',
+      `rollback to disabled (${ANNOTATIONS.rollback}; lift with gatehouse rollout rollback gateway --clear)`,
     );
     expect(status.stdout).toMatch(/^ {2}2026-01-01T00:00:00\.000Z +disabled +warn +DesiredModeRaised +-$/m);
     expect(status.stdout).toMatch(/^ {2}2026-01-01T00:05:01\.000Z +warn +disabled +RollbackRequested +-$/m);
