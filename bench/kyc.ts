@@ -1,7 +1,7 @@
 /**
- * `npm run bench:kyc` (issue 5, "Acceptance: Benchmark"): the KYC API against the real gateway
- * (production settings, the kyc plugin, the bench's embedded PostgreSQL, logs to a file), with bare
- * Express `res.json` measured in the same run, interleaved rounds, median round reported:
+ * `npm run bench:kyc` (targets: bench/README.md, "Targets"): the KYC API against the real gateway (production
+ * settings, the kyc plugin, the bench's embedded PostgreSQL, logs to a file), with bare Express `res.json`
+ * measured in the same run, interleaved rounds, median round reported:
  *  - `GET /api/v1/kyc/{id}` with a valid key (target ≥ 0.5× bare Express);
  *  - `POST /api/v1/kyc/initiate` on a sandbox tenant (each request a new verification).
  * The tenant and key are made with the real CLI. Output: JSON on stdout.

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:login` (issue 4, "Acceptance: Benchmark"): password logins under a flood of 50
+ * `npm run bench:login` (targets: bench/README.md, "Targets"): password logins under a flood of 50
  * concurrent clients against the real gateway, with:
  *  - login throughput and p99;
  *  - the gateway's peak RSS during the flood (VmHWM; must stay under 512 MB);

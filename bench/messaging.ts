@@ -1,7 +1,7 @@
 /**
- * `npm run bench:messaging` (issue 6, "Acceptance: Benchmark"), against the real gateway (production
- * settings, auth + messaging, the bench's embedded PostgreSQL, logs to a file) and a stand-in send API
- * on loopback:
+ * `npm run bench:messaging` (targets: bench/README.md, "Targets"), against the real gateway (production
+ * settings, auth + messaging, the bench's embedded PostgreSQL, logs to a file) and a stand-in send API on
+ * loopback:
  *  - webhook acknowledgement latency at a fixed 500 messages/s (target p50 ≤ 10 ms, p99 ≤ 50 ms);
  *  - end-to-end pipeline throughput: a burst of messages persisted, classified, lead-upserted, notified and
  *    answered, from the first POST to the last message processed; compared with the raw single-row INSERT

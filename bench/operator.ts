@@ -1,7 +1,7 @@
 /**
- * `npm run bench:operator` (issue 7, acceptance 1): "applying an AuthConfig produces the hashed ConfigMap and
- * patches the Deployment within 2 s (p99 over 50 changes on the fake server); applying the same spec again
- * changes nothing (no new resourceVersion)".
+ * `npm run bench:operator`: applying an AuthConfig must produce the hashed ConfigMap and patch the Deployment
+ * within 2 s (p99 over 50 changes on the fake server), and applying the same spec again must change nothing (no
+ * new resourceVersion) (bench/README.md, "Targets").
  *
  * The fake Kubernetes API server (test/support/fake-kube) and the real operator runtime (leader election,
  * informers, work queue, the real reconciler) run in this process and talk HTTP through the real client. Each

@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: the real gateway against baselines measured in the same run (brief, "Performance").
+ * `npm run bench`: the real gateway against baselines measured in the same run (targets: bench/README.md,
+ * "Targets").
  *
  * Every target runs as its own process on loopback; the load generator (wrk when present, else autocannon)
  * runs in another. Rounds are interleaved (gateway, Express, node:http, gateway, ...) so a noisy moment on

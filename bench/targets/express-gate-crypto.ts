@@ -1,8 +1,8 @@
-// Floor for the gated route (issue 3): bare Express plus only the crypto the gate must do per request,
-// the layer-1 HMAC-SHA256 check and layer 2's cache key (SHA-256 of the session token, looked up in a Map).
-// No logging, metrics, security headers, audit or LRU bookkeeping. Its ratio to bare Express is what the
-// crypto alone costs on an Express stack: a gateway doing that work plus the rest can only pass 1.0× by
-// being cheaper than Express elsewhere by at least as much.
+// Floor for the gated route (ADR 0004): bare Express plus only the crypto the gate must do per request, the
+// layer-1 HMAC-SHA256 check and layer 2's cache key (SHA-256 of the session token, looked up in a Map). No
+// logging, metrics, security headers, audit or LRU bookkeeping. Its ratio to bare Express is what the crypto
+// alone costs on an Express stack: a gateway doing that work plus the rest can only pass 1.0× by being
+// cheaper than Express elsewhere by at least as much.
 import { hash } from 'node:crypto';
 import express from 'express';
 import { prepareSecrets, verifySignature } from '../../gateway/src/gate/hmac.ts';

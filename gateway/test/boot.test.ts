@@ -1,6 +1,6 @@
 /**
- * Boot refusals and the CLI, each through the real `gatehouse` process (issue 2, "Acceptance"):
- * a non-zero exit and a message that names the culprit.
+ * Boot refusals and the CLI, each through the real `gatehouse` process: a non-zero exit and a message that
+ * names the culprit (docs/configuration.md, "Invalid configuration").
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,6 @@
 /**
- * Routes of the core (issue 2, point 7) and the metrics listener (DECISIONS.md, "Metrics").
+ * Routes of the core (README.md, "Endpoints of the core") and the metrics listener, which serves only
+ * `GET /metrics` on a port of its own (docs/configuration.md, `METRICS_PORT`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };

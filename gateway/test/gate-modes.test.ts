@@ -1,7 +1,7 @@
 /**
- * The API_AUTH_MODE matrix (issue 3, "Acceptance"): for each mode × {no headers, bad HMAC, stale
- * timestamp, good HMAC + bad session, expired session, both good}: status, audit rows (count and kind)
- * and metric increments. Real gateway, real Postgres, real Auth.js tokens; time moves by an injected clock.
+ * The API_AUTH_MODE matrix (docs/api-auth-gate.md, "Modes"): for each mode × {no headers, bad HMAC, stale
+ * timestamp, good HMAC + bad session, expired session, both good}: status, audit rows (count and kind) and
+ * metric increments. Real gateway, real Postgres, real Auth.js tokens; time moves by an injected clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../src/clock.ts';

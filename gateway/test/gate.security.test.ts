@@ -1,5 +1,5 @@
 /**
- * Security properties of the API gate (issue 3): rotation, real Auth.js tokens and what must not pass,
+ * Security properties of the API gate (ADR 0004): rotation, real Auth.js tokens and what must not pass,
  * revocation, what the signature covers, the token cache's expiry, sensitive-access audit, and a flood of
  * failures that must not flood audit_log.
  */

@@ -1,6 +1,7 @@
 /**
- * Process lifecycle through real processes (issue 2, "Acceptance"): replicas booting together against one
- * database, the embedded database surviving restarts, and SIGTERM draining an in-flight request.
+ * Process lifecycle through real processes: replicas booting together against one database (ADR 0002), the
+ * embedded database surviving restarts (docs/configuration.md, "The embedded PostgreSQL"), and SIGTERM
+ * draining an in-flight request (`SHUTDOWN_TIMEOUT_MS`).
  */
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 /**
- * GATEWAY_UPSTREAMS (issue 3, point 7): an existing service behind the gate, tested against a real
- * upstream HTTP server on loopback.
+ * GATEWAY_UPSTREAMS (docs/api-auth-gate.md, "Upstream proxies"): an existing service behind the gate, tested
+ * against a real upstream HTTP server on loopback.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,7 +1,8 @@
 /**
- * No child process outlives its test (testing guide, "Kubernetes API" row; the operator suites spawn
- * `gatehouse operator` and `gatehouse rollout`): a child registered with endsWithTest is killed when its test
- * ends, even when the test times out, which a `finally` in the test body never reaches.
+ * No child process outlives its test (docs/testing.md, "Rules the suites follow"; the gateway and operator
+ * suites spawn `gatehouse serve`, `npm start`, `gatehouse operator` and `gatehouse rollout`): a child
+ * registered with endsWithTest is killed when its test ends, even when the test times out, which a `finally`
+ * in the test body never reaches.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

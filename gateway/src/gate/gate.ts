@@ -14,9 +14,9 @@ export const SESSION_HEADER = 'x-forwarded-session';
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * Whether the gate applies (issue 3, "Exempt routes"): a matched route unless it is declared exempt, and
- * any unmatched path under /api/v1/ (so a client without credentials cannot probe which routes exist).
- * Other unmatched paths get their plain 404.
+ * Whether the gate applies (docs/api-auth-gate.md, "Which routes are gated"): a matched route unless it is
+ * declared exempt, and any unmatched path under /api/v1/ (so a client without credentials cannot probe which
+ * routes exist). Other unmatched paths get their plain 404.
  */
 export function isGated(req: Request): boolean {
   const route = req.gatehouse.route;
@@ -33,7 +33,7 @@ export interface GateDeps {
 }
 
 /**
- * The three pipeline steps of the gate (002 steps 5, 6, 7) in the mode of API_AUTH_MODE:
+ * The three pipeline steps of the gate (steps 5, 6 and 7 of http/pipeline.ts) in the mode of API_AUTH_MODE:
  * `disabled` does nothing and writes nothing; `warn` records failures (audit row + metric) and lets the
  * request through; `enforce` answers 401 `api.auth.unauthenticated`, never saying which check failed.
  */
@@ -122,7 +122,7 @@ export function createGate(deps: GateDeps): {
   };
 
   /**
-   * 002 step 7: an `api.access.sensitive` row for every write to a gated route and every call to a route
+   * Pipeline step 7: an `api.access.sensitive` row for every write to a gated route and every call to a route
    * a plugin declared sensitive, with the identity layer 2 established (none when it did not). Like the
    * gates, it writes nothing while the mode is `disabled`.
    */

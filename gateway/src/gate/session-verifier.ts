@@ -6,12 +6,14 @@ import type { Clock } from '../clock.ts';
 import { isCleanIdentifier } from '../text/storable-text.ts';
 
 /**
- * Layer 2, the forwarded session (DECISIONS.md, "API auth gate", binding): `X-Forwarded-Session` holds an
+ * Layer 2, the forwarded session (ADR 0004; a format the dashboards rely on): `X-Forwarded-Session` holds an
  * Auth.js session token, a compact JWE with `alg: dir` and `enc: A256CBC-HS512` (A256GCM accepted), whose
  * key is HKDF-SHA256(AUTH_SECRET, salt = cookie name, info = "Auth.js Generated Encryption Key (<salt>)").
- * It is decrypted, not signature-checked (002 "Authentication" 2).
+ * It is decrypted, not signature-checked: an Auth.js token is a JWE, not a signed JWT, and its authenticated
+ * encryption protects it as a signature would, so a token that decrypts was made with AUTH_SECRET.
  *
- * This one module serves the HTTP gate and, later, the socket.io handshake (002 "Events" 4).
+ * This one module serves the HTTP gate and, later, the socket.io handshake, so a realtime client
+ * authenticates with the same token and the same rules as an HTTP one (ADR 0004).
  *
  * Decrypting costs tens of microseconds; a busy dashboard sends the same token on every request, so
  * verified tokens are kept in a bounded LRU keyed by the token's SHA-256, each entry checked against its

@@ -21,7 +21,7 @@ const EXPOSED_HEADERS = [
 ];
 
 /**
- * 002 step 2: cross-origin handling with an allow-list (CORS_ORIGINS), by the `cors` package.
+ * Pipeline step 2: cross-origin handling with an allow-list (CORS_ORIGINS), by the `cors` package.
  *
  * Browsers send `Origin` on every cross-origin request, so a request without it is same-origin or not
  * from a browser: it needs no CORS headers, only `Vary: Origin`, so a shared cache never serves a
@@ -42,8 +42,8 @@ export function crossOrigin(allowedOrigins: readonly string[]): RequestHandler {
       next();
       return;
     }
-    // A preflight is answered here, before step 4 gives requests their id; it still carries one
-    // (DECISIONS.md, "Request id").
+    // A preflight is answered here, before step 4 gives requests their id; it still carries one, as every
+    // answer does (docs/errors.md, "Rules the mapper enforces").
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
       res.setHeader('X-Request-Id', requestIdFor(req));
     }

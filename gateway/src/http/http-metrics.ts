@@ -8,9 +8,10 @@ export interface HttpMetrics {
 }
 
 /**
- * `http_request_duration_seconds{method,route,status_code}` (DECISIONS.md, "Metrics"). Label children
- * are cached per (method, route, status): prom-client otherwise hashes the label object on every observe.
- * The cache is bounded by the route table times the status codes in use.
+ * `http_request_duration_seconds{method,route,status_code}`, `route` being the route pattern, never the raw
+ * path, so the series stay few and no client-chosen text reaches the metrics (docs/api-auth-gate.md, "What to
+ * watch"). Label children are cached per (method, route, status): prom-client otherwise hashes the label
+ * object on every observe. The cache is bounded by the route table times the status codes in use.
  */
 export function createHttpMetrics(registry: Registry): HttpMetrics {
   const histogram = new Histogram({

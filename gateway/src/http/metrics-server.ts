@@ -4,8 +4,8 @@ import type { Registry } from 'prom-client';
 import { PROBLEM_CONTENT_TYPE, problemType } from '../errors/problem.ts';
 
 /**
- * Prometheus exposition on its own listener (DECISIONS.md, "Metrics"): never on the public port, so
- * internals are not exposed to API clients and scraping does not compete with the API's pipeline.
+ * Prometheus exposition on its own listener (docs/configuration.md, `METRICS_PORT`): never on the public
+ * port, so internals are not exposed to API clients and scraping does not compete with the API's pipeline.
  */
 export function createMetricsServer(registry: Registry): Server {
   return createServer((req, res) => {

@@ -7,7 +7,10 @@ import type { UpstreamConfig } from '../gate/config.ts';
 import type { RouteRegistrar } from '../plugin/route-table.ts';
 import { sendProblem } from './error-handler.ts';
 
-/** Identity headers the gateway sets for upstreams; a client can never send its own (issue 3, point 7). */
+/**
+ * Identity headers the gateway sets for upstreams; a client can never send its own, so an upstream may trust
+ * them (docs/api-auth-gate.md, "Upstream proxies").
+ */
 const IDENTITY_HEADER_PREFIX = 'x-gatehouse-';
 /**
  * Headers an upstream never receives from the client: the gate's own credentials (the upstream gets the
