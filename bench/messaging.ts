@@ -20,8 +20,8 @@ import pg from 'pg';
 import { cpuByCommand, cpuSpent } from './lib/cpu.ts';
 import { PHONE_NUMBER_ID, textMessage } from '../test/support/whatsapp.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
-import { startMessagingGateway, startSendApi } from './lib/messaging-gateway.ts';
-import { freePort, type Target } from './lib/processes.ts';
+import { startMessagingProcess, startSendApi } from './lib/messaging-gateway.ts';
+import { freePort, type BenchProcess } from './lib/processes.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -107,11 +107,11 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Prom
 async function main(): Promise<void> {
   const postgres = await startBenchPostgres();
   const sendApi = await startSendApi();
-  let gateway: Target | undefined;
+  let gateway: BenchProcess | undefined;
   const db = new pg.Client({ connectionString: postgres.url });
   try {
     const port = await freePort();
-    gateway = await startMessagingGateway({
+    gateway = await startMessagingProcess({
       name: 'gateway-messaging',
       databaseUrl: postgres.url,
       sendApi,

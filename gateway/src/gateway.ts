@@ -8,7 +8,7 @@ import { BootError } from './boot-error.ts';
 import { migrationSources, openDatabase, runMigrationsOrRefuse } from './boot/database.ts';
 import { createHookCollector } from './boot/hooks.ts';
 import { installGate } from './boot/install-gate.ts';
-import { closeServer, listen, urlOf } from './boot/listeners.ts';
+import { closeServer, listenOrRefuse, urlOf } from './boot/listeners.ts';
 import { registerPlugins } from './boot/register-plugins.ts';
 import { shutdown } from './boot/shutdown.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -153,9 +153,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       req.gatehouseStartedAt = performance.now();
       handle(req, res);
     });
-    await listen(server, settings.core.PORT, settings.core.HOST, 'PORT');
+    await listenOrRefuse(server, settings.core.PORT, settings.core.HOST, 'PORT');
     cleanup.push(() => closeServer(server));
-    await listen(
+    await listenOrRefuse(
       metricsServer,
       settings.core.METRICS_PORT,
       settings.core.METRICS_HOST ?? settings.core.HOST,

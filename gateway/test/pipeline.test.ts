@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
 import { startTestGateway, type TestGateway } from '../../test/support/gateway.ts';
+import { SESSION_HEADER } from '../src/gate/gate.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;
@@ -216,7 +217,7 @@ describe('security headers and CORS', () => {
       headers: {
         origin: 'http://localhost:3000',
         'access-control-request-method': 'POST',
-        'access-control-request-headers': 'content-type,x-forwarded-session',
+        'access-control-request-headers': `content-type,${SESSION_HEADER}`,
       },
     });
     expect(res.status).toBe(204);

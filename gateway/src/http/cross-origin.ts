@@ -1,5 +1,7 @@
 import cors from 'cors';
 import type { RequestHandler } from 'express';
+import { SESSION_HEADER } from '../gate/gate.ts';
+import { SIGNATURE_HEADER } from '../gate/hmac.ts';
 import { requestIdFor } from './request-context.ts';
 
 /** Headers a browser client may send cross-origin, and those it may read back. */
@@ -7,8 +9,8 @@ const ALLOWED_HEADERS = [
   'Content-Type',
   'Authorization',
   'X-Request-Id',
-  'X-Internal-Signature',
-  'X-Forwarded-Session',
+  displayName(SIGNATURE_HEADER),
+  displayName(SESSION_HEADER),
   'X-Api-Key',
   'Idempotency-Key',
 ];
@@ -49,4 +51,12 @@ export function crossOrigin(allowedOrigins: readonly string[]): RequestHandler {
     }
     handle(req, res, next);
   };
+}
+
+/** A header name as it is usually written, `x-forwarded-session` → `X-Forwarded-Session`. */
+function displayName(header: string): string {
+  return header.replace(
+    /(^|-)([a-z])/g,
+    (_match, dash: string, letter: string) => dash + letter.toUpperCase(),
+  );
 }

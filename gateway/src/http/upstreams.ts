@@ -4,6 +4,8 @@ import { createProxyMiddleware, proxyEventsPlugin, type Plugin } from 'http-prox
 import type { Logger } from 'pino';
 import { coreErrors } from '../errors/core-errors.ts';
 import type { UpstreamConfig } from '../gate/config.ts';
+import { SESSION_HEADER } from '../gate/gate.ts';
+import { SIGNATURE_HEADER } from '../gate/hmac.ts';
 import type { RouteRegistrar } from '../plugin/route-table.ts';
 import { sendProblem } from './error-handler.ts';
 
@@ -18,8 +20,8 @@ const IDENTITY_HEADER_PREFIX = 'x-gatehouse-';
  * forwarding headers, which the gateway sets itself from what it trusts (TRUST_PROXY).
  */
 const DROPPED_HEADERS = new Set([
-  'x-forwarded-session',
-  'x-internal-signature',
+  SESSION_HEADER,
+  SIGNATURE_HEADER,
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',

@@ -5,7 +5,8 @@
 // cheaper than Express elsewhere by at least as much.
 import { hash } from 'node:crypto';
 import express from 'express';
-import { prepareSecrets, verifySignature } from '../../gateway/src/gate/hmac.ts';
+import { prepareSecrets, SIGNATURE_HEADER, verifySignature } from '../../gateway/src/gate/hmac.ts';
+import { SESSION_HEADER } from '../../gateway/src/gate/gate.ts';
 
 const body = JSON.parse(process.env.BENCH_BODY ?? '{"hello":"world"}') as unknown;
 const keys = prepareSecrets([process.env.INTERNAL_API_SECRET ?? '']);
@@ -16,12 +17,12 @@ app.get('/ready', (_req, res) => {
 });
 app.use((req, res, next) => {
   const signed = verifySignature(
-    req.headers['x-internal-signature'],
+    req.headers[SIGNATURE_HEADER],
     { method: req.method, url: req.originalUrl, body: undefined },
     keys,
     Math.floor(Date.now() / 1000),
   );
-  const token = req.headers['x-forwarded-session'];
+  const token = req.headers[SESSION_HEADER];
   if (!signed.ok || typeof token !== 'string') return void res.status(401).end();
   const key = hash('sha256', token, 'base64');
   // The first request of a token fills the cache, as the gate's decrypt would; the rest are hits.
