@@ -128,38 +128,10 @@ export async function createSessionVerifier(options: {
   let resolver: SessionResolver | null = null;
 
   const decrypt = async (token: string, key: string): Promise<SessionResult> => {
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtDecrypt(
-        token,
-        (header) => {
-          // As Auth.js: the `kid` names the secret; without one, the first secret's key is tried.
-          const candidates = keys.filter((k) => k.enc === header.enc);
-          const chosen =
-            header.kid === undefined ? candidates[0] : candidates.find((k) => k.kid === header.kid);
-          if (!chosen) throw new joseErrors.JWEDecryptionFailed();
-          return chosen.key;
-        },
-        {
-          currentDate: options.clock.now(),
-          clockTolerance: CLOCK_TOLERANCE_SECONDS,
-          keyManagementAlgorithms: ['dir'],
-          contentEncryptionAlgorithms: Object.keys(ENCRYPTIONS),
-        },
-      ));
-    } catch (err) {
-      return { ok: false, reason: failureOf(err) };
-    }
-    const parsed = claims.safeParse(payload);
-    if (!parsed.success || typeof payload.exp !== 'number') return { ok: false, reason: 'claims' };
-    const identity: SessionIdentity = {
-      sub: parsed.data.sub,
-      email: parsed.data.email ?? null,
-      roles: parsed.data.roles ?? (parsed.data.role ? [parsed.data.role] : []),
-      sid: parsed.data.sid ?? null,
-    };
-    cache?.set(key, { identity, exp: payload.exp });
-    return { ok: true, identity };
+    const result = await decryptSession(token, keys, options.clock);
+    if (!result.ok) return result;
+    cache?.set(key, { identity: result.identity, exp: result.exp });
+    return { ok: true, identity: result.identity };
   };
 
   /**
@@ -202,6 +174,48 @@ export async function createSessionVerifier(options: {
       resolver = next;
     },
   };
+}
+
+/**
+ * Decrypts a token as Auth.js's `decode()` does and reads the identity it claims, with its `exp` (epoch
+ * seconds) for the cache. The costly step of a first sight of a token.
+ */
+async function decryptSession(
+  token: string,
+  keys: readonly DerivedKey[],
+  clock: Clock,
+): Promise<{ ok: true; identity: SessionIdentity; exp: number } | { ok: false; reason: SessionFailure }> {
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtDecrypt(
+      token,
+      (header) => {
+        // As Auth.js: the `kid` names the secret; without one, the first secret's key is tried.
+        const candidates = keys.filter((k) => k.enc === header.enc);
+        const chosen =
+          header.kid === undefined ? candidates[0] : candidates.find((k) => k.kid === header.kid);
+        if (!chosen) throw new joseErrors.JWEDecryptionFailed();
+        return chosen.key;
+      },
+      {
+        currentDate: clock.now(),
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        keyManagementAlgorithms: ['dir'],
+        contentEncryptionAlgorithms: Object.keys(ENCRYPTIONS),
+      },
+    ));
+  } catch (err) {
+    return { ok: false, reason: failureOf(err) };
+  }
+  const parsed = claims.safeParse(payload);
+  if (!parsed.success || typeof payload.exp !== 'number') return { ok: false, reason: 'claims' };
+  const identity: SessionIdentity = {
+    sub: parsed.data.sub,
+    email: parsed.data.email ?? null,
+    roles: parsed.data.roles ?? (parsed.data.role ? [parsed.data.role] : []),
+    sid: parsed.data.sid ?? null,
+  };
+  return { ok: true, identity, exp: payload.exp };
 }
 
 function settle(identity: SessionIdentity | null): SessionResult {
