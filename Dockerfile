@@ -20,6 +20,8 @@ WORKDIR /app
 ENV NODE_ENV=production APP_ENV=production PORT=8080 METRICS_PORT=9464
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
+# The composition root: the `gatehouse` command and the list of built-in plugins (what CMD runs).
+COPY app ./app
 COPY gateway ./gateway
 COPY plugins ./plugins
 COPY migrations ./migrations

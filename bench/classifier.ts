@@ -1,10 +1,10 @@
 /**
- * `npm run bench:classifier` (issue 6, "Acceptance: Benchmark"): tiers 1–2 of the intent classifier,
- * in-process, over the gold set's texts, again and again (target ≥ 50,000 messages/s). The baseline,
- * measured in the same run and interleaved, is the cheapest tokeniser one could write (NFKC, lower case,
- * split on whitespace), so the ratio shows what the normaliser and both tiers cost on top of reading the
- * text at all. The median round is reported. Output: JSON on stdout.
- * Options (env): BENCH_SECONDS per round (default 3), BENCH_ROUNDS (default 3).
+ * `npm run bench:classifier`: tiers 1–2 of the intent classifier, in-process, over the gold set's texts,
+ * again and again (target ≥ 50,000 messages/s, bench/README.md, "Targets"). The baseline, measured in the
+ * same run and interleaved, is the cheapest tokeniser one could write (NFKC, lower case, split on
+ * whitespace), so the ratio shows what the normaliser and both tiers cost on top of reading the text at all.
+ * The median round is reported. Output: JSON on stdout. Options (env): BENCH_SECONDS per round (default 3),
+ * BENCH_ROUNDS (default 3).
  */
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';

@@ -1,7 +1,7 @@
 /**
- * `npm run bench:kyc` (issue 5, "Acceptance: Benchmark"): the KYC API against the real gateway
- * (production settings, the kyc plugin, the bench's embedded PostgreSQL, logs to a file), with bare
- * Express `res.json` measured in the same run, interleaved rounds, median round reported:
+ * `npm run bench:kyc` (targets: bench/README.md, "Targets"): the KYC API against the real gateway (production
+ * settings, the kyc plugin, the bench's embedded PostgreSQL, logs to a file), with bare Express `res.json`
+ * measured in the same run, interleaved rounds, median round reported:
  *  - `GET /api/v1/kyc/{id}` with a valid key (target ≥ 0.5× bare Express);
  *  - `POST /api/v1/kyc/initiate` on a sandbox tenant (each request a new verification).
  * The tenant and key are made with the real CLI. Output: JSON on stdout.
@@ -14,9 +14,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { hasWrk, load, median, type LoadResult, type LoadSpec } from './lib/load.ts';
+import { hasWrk, load, medianRound, type LoadResult, type LoadSpec } from './lib/load.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
-import { freePort, startProcess, type Target } from './lib/processes.ts';
+import { freePort, startProcess, type BenchProcess } from './lib/processes.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outDir = path.join(root, 'bench', 'out');
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   await mkdir(outDir, { recursive: true });
   const useWrk = await hasWrk();
   const postgres = await startBenchPostgres();
-  const targets: Target[] = [];
+  const servers: BenchProcess[] = [];
   try {
     const gateway = await startProcess({
       name: 'gateway-kyc',
@@ -66,17 +66,17 @@ async function main(): Promise<void> {
       port: await freePort(),
       readyPath: '/health',
     });
-    targets.push(gateway);
+    servers.push(gateway);
     const LANDING = JSON.stringify({ name: 'gatehouse', version: '0.1.0', plugins: ['kyc'] });
     const express = await startProcess({
       name: 'express',
-      args: [path.join(root, 'bench/targets/bare-express.ts')],
+      args: [path.join(root, 'bench/baselines/bare-express.ts')],
       env: { BENCH_BODY: LANDING },
       logFile: path.join(outDir, 'express-kyc.log'),
       port: await freePort(),
       readyPath: '/',
     });
-    targets.push(express);
+    servers.push(express);
 
     const tenant = await cli(postgres.url, ['tenant', 'create', '--name', 'Bench sandbox', '--sandbox']);
     const { key } = (await cli(postgres.url, ['key', 'create', '--tenant', String(tenant.id)])) as {
@@ -138,7 +138,9 @@ async function main(): Promise<void> {
     } finally {
       await db.end();
     }
-    const summary = Object.fromEntries(scenarios.map((s) => [s.name, median(results.get(s.name) ?? [])]));
+    const summary = Object.fromEntries(
+      scenarios.map((s) => [s.name, medianRound(results.get(s.name) ?? [])]),
+    );
     const rps = (name: string) => summary[name]?.requestsPerSecond ?? Number.NaN;
     const ratio = (a: string) => Math.round((rps(a) / rps('bare express res.json')) * 1000) / 1000;
     process.stdout.write(
@@ -158,7 +160,7 @@ async function main(): Promise<void> {
       ) + '\n',
     );
   } finally {
-    for (const target of targets) await target.stop();
+    for (const server of servers) await server.stop();
     await postgres.stop();
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:login` (issue 4, "Acceptance: Benchmark"): password logins under a flood of 50
+ * `npm run bench:login` (targets: bench/README.md, "Targets"): password logins under a flood of 50
  * concurrent clients against the real gateway, with:
  *  - login throughput and p99;
  *  - the gateway's peak RSS during the flood (VmHWM; must stay under 512 MB);
@@ -16,10 +16,11 @@ import { fileURLToPath } from 'node:url';
 import { encode } from '@auth/core/jwt';
 import argon2 from 'argon2';
 import pg from 'pg';
-import { signatureHeader } from '../gateway/src/gate/hmac.ts';
+import { SIGNATURE_HEADER, signatureHeader } from '../gateway/src/gate/hmac.ts';
 import { hasWrk, load, type LoadResult } from './lib/load.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
 import { freePort, startProcess } from './lib/processes.ts';
+import { SESSION_HEADER } from '../gateway/src/gate/gate.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -87,12 +88,12 @@ async function main(): Promise<void> {
           connections: 4,
           rate: PROBE_RATE,
           headers: {
-            'x-internal-signature': signatureHeader(INTERNAL_SECRET, Math.floor(Date.now() / 1000), {
+            [SIGNATURE_HEADER]: signatureHeader(INTERNAL_SECRET, Math.floor(Date.now() / 1000), {
               method: 'GET',
               url: GATED,
               body: undefined,
             }),
-            'x-forwarded-session': token,
+            [SESSION_HEADER]: token,
           },
         },
         false,

@@ -13,8 +13,8 @@ import { adversarialTexts } from '../test/support/adversarial-text.ts';
 import { percentile, probeHealth, type HealthSample } from '../test/support/health-probe.ts';
 import { textMessage } from '../test/support/whatsapp.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
-import { startMessagingGateway, startSendApi } from './lib/messaging-gateway.ts';
-import type { Target } from './lib/processes.ts';
+import { startMessagingProcess, startSendApi } from './lib/messaging-gateway.ts';
+import type { BenchProcess } from './lib/processes.ts';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const restSeconds = Number(process.env.BENCH_REST_SECONDS ?? 2);
@@ -34,9 +34,9 @@ async function main(): Promise<void> {
   const postgres = await startBenchPostgres();
   const sendApi = await startSendApi();
   const db = new pg.Client({ connectionString: postgres.url });
-  let gateway: Target | undefined;
+  let gateway: BenchProcess | undefined;
   try {
-    gateway = await startMessagingGateway({
+    gateway = await startMessagingProcess({
       name: 'gateway-messaging-adversarial',
       databaseUrl: postgres.url,
       sendApi,

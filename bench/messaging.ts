@@ -1,7 +1,7 @@
 /**
- * `npm run bench:messaging` (issue 6, "Acceptance: Benchmark"), against the real gateway (production
- * settings, auth + messaging, the bench's embedded PostgreSQL, logs to a file) and a stand-in send API
- * on loopback:
+ * `npm run bench:messaging` (targets: bench/README.md, "Targets"), against the real gateway (production
+ * settings, auth + messaging, the bench's embedded PostgreSQL, logs to a file) and a stand-in send API on
+ * loopback:
  *  - webhook acknowledgement latency at a fixed 500 messages/s (target p50 ≤ 10 ms, p99 ≤ 50 ms);
  *  - end-to-end pipeline throughput: a burst of messages persisted, classified, lead-upserted, notified and
  *    answered, from the first POST to the last message processed; compared with the raw single-row INSERT
@@ -20,8 +20,8 @@ import pg from 'pg';
 import { cpuByCommand, cpuSpent } from './lib/cpu.ts';
 import { PHONE_NUMBER_ID, textMessage } from '../test/support/whatsapp.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
-import { startMessagingGateway, startSendApi } from './lib/messaging-gateway.ts';
-import { freePort, type Target } from './lib/processes.ts';
+import { startMessagingProcess, startSendApi } from './lib/messaging-gateway.ts';
+import { freePort, type BenchProcess } from './lib/processes.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -107,11 +107,11 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Prom
 async function main(): Promise<void> {
   const postgres = await startBenchPostgres();
   const sendApi = await startSendApi();
-  let gateway: Target | undefined;
+  let gateway: BenchProcess | undefined;
   const db = new pg.Client({ connectionString: postgres.url });
   try {
     const port = await freePort();
-    gateway = await startMessagingGateway({
+    gateway = await startMessagingProcess({
       name: 'gateway-messaging',
       databaseUrl: postgres.url,
       sendApi,

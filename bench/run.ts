@@ -1,12 +1,13 @@
 /**
- * `npm run bench`: the real gateway against baselines measured in the same run (brief, "Performance").
+ * `npm run bench`: the real gateway against baselines measured in the same run (targets: bench/README.md,
+ * "Targets").
  *
- * Every target runs as its own process on loopback; the load generator (wrk when present, else autocannon)
+ * Every server runs as its own process on loopback; the load generator (wrk when present, else autocannon)
  * runs in another. Rounds are interleaved (gateway, Express, node:http, gateway, ...) so a noisy moment on
- * the machine hits all targets alike; the median round is reported. Output: JSON on stdout.
+ * the machine hits all servers alike; the median round is reported. Output: JSON on stdout.
  *
  * Baselines: bare Express `res.json`, the same fed the gated scenario's headers, bare Express doing only the
- * gate's per-request crypto (the floor for the gated route, bench/targets/express-gate-crypto.ts), and bare
+ * gate's per-request crypto (the floor for the gated route, bench/baselines/express-gate-crypto.ts), and bare
  * node:http (the ceiling).
  *
  * Options (env): BENCH_SECONDS (per round, default 8), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (default 32).
@@ -17,10 +18,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import packageJson from '../package.json' with { type: 'json' };
 import { encode } from '@auth/core/jwt';
-import { signatureHeader } from '../gateway/src/gate/hmac.ts';
-import { hasWrk, load, median, type LoadResult, type LoadSpec } from './lib/load.ts';
+import { SIGNATURE_HEADER, signatureHeader } from '../gateway/src/gate/hmac.ts';
+import { hasWrk, load, medianRound, type LoadResult, type LoadSpec } from './lib/load.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
-import { freePort, startProcess, type Target } from './lib/processes.ts';
+import { freePort, startProcess, type BenchProcess } from './lib/processes.ts';
+import { SESSION_HEADER } from '../gateway/src/gate/gate.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outDir = path.join(root, 'bench', 'out');
@@ -28,11 +30,11 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
-type TargetName = 'gateway' | 'gateway-enforce' | 'gateway-warn' | 'express' | 'express-gate-crypto' | 'node';
+type ServerName = 'gateway' | 'gateway-enforce' | 'gateway-warn' | 'express' | 'express-gate-crypto' | 'node';
 
 interface Scenario {
   name: string;
-  target: TargetName;
+  server: ServerName;
   /** Headers are made per round: HMAC signatures carry a timestamp valid for ±300 s. */
   spec: () => Promise<Omit<LoadSpec, 'url' | 'seconds' | 'connections'> & { path: string }>;
 }
@@ -50,13 +52,13 @@ async function gatedRequest() {
   return {
     path: GATED,
     headers: {
-      'x-internal-signature': signatureHeader(INTERNAL_SECRET, Math.floor(Date.now() / 1000), {
+      [SIGNATURE_HEADER]: signatureHeader(INTERNAL_SECRET, Math.floor(Date.now() / 1000), {
         method: 'GET',
         url: GATED,
         body: undefined,
       }),
       // A dashboard's own token (no `sid`): the auth plugin's session resolver passes its claims as they are.
-      'x-forwarded-session': await encode({
+      [SESSION_HEADER]: await encode({
         token: { sub: 'bench-user', email: 'bench@example.com', roles: ['agent'] },
         secret: AUTH_SECRET,
         salt: 'authjs.session-token',
@@ -67,33 +69,33 @@ async function gatedRequest() {
 }
 
 const scenarios: Scenario[] = [
-  { name: 'gateway GET / (core pipeline)', target: 'gateway', spec: () => Promise.resolve({ path: '/' }) },
-  { name: 'gateway enforce, gated route, both layers valid', target: 'gateway-enforce', spec: gatedRequest },
+  { name: 'gateway GET / (core pipeline)', server: 'gateway', spec: () => Promise.resolve({ path: '/' }) },
+  { name: 'gateway enforce, gated route, both layers valid', server: 'gateway-enforce', spec: gatedRequest },
   {
     name: 'gateway warn, every request failing both layers (audited)',
-    target: 'gateway-warn',
+    server: 'gateway-warn',
     spec: () => Promise.resolve({ path: GATED }),
   },
-  { name: 'bare express res.json', target: 'express', spec: () => Promise.resolve({ path: '/' }) },
+  { name: 'bare express res.json', server: 'express', spec: () => Promise.resolve({ path: '/' }) },
   {
     // The same request bytes the gated scenario sends (Express ignores the headers, but parses them).
     name: 'bare express res.json, same request headers as the gated scenario',
-    target: 'express',
+    server: 'express',
     spec: async () => ({ ...(await gatedRequest()), path: '/' }),
   },
   {
     // The floor: Express doing only the gate's per-request crypto on the gated scenario's request.
     name: 'bare express + the gate crypto only (HMAC-SHA256, token SHA-256)',
-    target: 'express-gate-crypto',
+    server: 'express-gate-crypto',
     spec: gatedRequest,
   },
-  { name: 'bare node:http', target: 'node', spec: () => Promise.resolve({ path: '/' }) },
+  { name: 'bare node:http', server: 'node', spec: () => Promise.resolve({ path: '/' }) },
 ];
 
 async function main(): Promise<void> {
   await mkdir(outDir, { recursive: true });
   const useWrk = await hasWrk();
-  const targets = new Map<TargetName, Target>();
+  const servers = new Map<ServerName, BenchProcess>();
   let postgres: { url: string; stop(): Promise<void> } | undefined;
   try {
     postgres = await startBenchPostgres();
@@ -113,7 +115,7 @@ async function main(): Promise<void> {
       ['gateway-enforce', 'enforce'],
       ['gateway-warn', 'warn'],
     ] as const) {
-      targets.set(
+      servers.set(
         name,
         await startProcess({
           name,
@@ -130,11 +132,11 @@ async function main(): Promise<void> {
       ['express-gate-crypto', 'express-gate-crypto.ts', '/ready'],
       ['node', 'bare-node.ts', '/'],
     ] as const) {
-      targets.set(
+      servers.set(
         name,
         await startProcess({
           name,
-          args: [path.join(root, 'bench/targets', file)],
+          args: [path.join(root, 'bench/baselines', file)],
           env: { BENCH_BODY: LANDING, INTERNAL_API_SECRET: INTERNAL_SECRET },
           logFile: path.join(outDir, `${name}.log`),
           port: await freePort(),
@@ -144,18 +146,18 @@ async function main(): Promise<void> {
     }
 
     // Warm-up: JIT and connection pools, not measured.
-    for (const scenario of scenarios) await measure(scenario, targets, Math.min(3, seconds), useWrk);
+    for (const scenario of scenarios) await measure(scenario, servers, Math.min(3, seconds), useWrk);
 
     const results = new Map<string, LoadResult[]>();
     for (let round = 0; round < rounds; round++) {
       for (const scenario of scenarios) {
-        const result = await measure(scenario, targets, seconds, useWrk);
+        const result = await measure(scenario, servers, seconds, useWrk);
         results.set(scenario.name, [...(results.get(scenario.name) ?? []), result]);
       }
     }
 
     const summary = Object.fromEntries(
-      scenarios.map((scenario) => [scenario.name, median(results.get(scenario.name) ?? [])]),
+      scenarios.map((scenario) => [scenario.name, medianRound(results.get(scenario.name) ?? [])]),
     );
     const rps = (name: string) => summary[name]?.requestsPerSecond ?? Number.NaN;
     const ratio = (a: string, b: string) => Math.round((rps(a) / rps(b)) * 1000) / 1000;
@@ -197,21 +199,21 @@ async function main(): Promise<void> {
       ) + '\n',
     );
   } finally {
-    for (const target of targets.values()) await target.stop();
+    for (const server of servers.values()) await server.stop();
     await postgres?.stop();
   }
 }
 
 async function measure(
   scenario: Scenario,
-  targets: Map<TargetName, Target>,
+  servers: Map<ServerName, BenchProcess>,
   duration: number,
   useWrk: boolean,
 ): Promise<LoadResult> {
-  const target = targets.get(scenario.target);
-  if (!target) throw new Error(`no target ${scenario.target}`);
+  const server = servers.get(scenario.server);
+  if (!server) throw new Error(`no server ${scenario.server}`);
   const { path: urlPath, ...rest } = await scenario.spec();
-  return load({ ...rest, url: target.url + urlPath, seconds: duration, connections }, useWrk);
+  return load({ ...rest, url: server.url + urlPath, seconds: duration, connections }, useWrk);
 }
 
 await main();

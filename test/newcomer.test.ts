@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { expectAllStopped, npmStartSuite } from './support/npm-start.ts';
-import { spawnNpm } from './support/process.ts';
+import { endsWithTest, spawnNpm } from './support/process.ts';
 
 const EMAIL = 'admin@example.com';
 const PASSWORD = 'correct horse battery staple 42';
@@ -18,10 +18,12 @@ describe('quick start: npm start, the first admin, a settings change from the br
     const started = await suite.start();
     const base = `http://127.0.0.1:${suite.where.port}`;
 
-    const create = spawnNpm({
-      args: ['run', 'gatehouse', '--', 'admin', 'create', '--email', EMAIL],
-      env: suite.where.env,
-    });
+    const create = endsWithTest(
+      spawnNpm({
+        args: ['run', 'gatehouse', '--', 'admin', 'create', '--email', EMAIL],
+        env: suite.where.env,
+      }),
+    );
     create.child.stdin.end(`${PASSWORD}\n`);
     const created = await create.exited;
     expect(create.stderr()).not.toMatch(/failed to start|cannot start/);

@@ -9,14 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { BUILTIN_PLUGINS } from '../app/builtin-plugins.ts';
 import { coreConfigSchema } from '../gateway/src/config/core-config.ts';
 import { gateConfigSchema } from '../gateway/src/gate/config.ts';
-import { REPO_ROOT, spawnGateway } from './support/process.ts';
+import { endsWithTest, REPO_ROOT, spawnGateway } from './support/process.ts';
 
 const README = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
 /** `npm run gatehouse -- kyc key create` and `gatehouse kyc key create` name the same command. */
 const MENTIONS = README.replaceAll('npm run gatehouse -- ', 'gatehouse ');
 
 async function help(args: string[]): Promise<string> {
-  const child = spawnGateway({ args, env: {} });
+  const child = endsWithTest(spawnGateway({ args, env: {} }));
   expect(await child.exited).toBe(0);
   return child.stdout();
 }

@@ -1,8 +1,4 @@
-/** Nearest-rank percentile of samples sorted ascending. */
-export function percentile(sorted: readonly number[], fraction: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? 0;
-}
+import { percentile } from '../../test/support/health-probe.ts';
 
 export interface LatencySummary {
   n: number;
@@ -14,7 +10,10 @@ export interface LatencySummary {
   meanMs: number;
 }
 
-const round = (ms: number): number => Math.round(ms * 10) / 10;
+/** Rounded to one decimal: latencies in ms and ratios, as the benchmarks report them. */
+export function roundToTenth(value: number): number {
+  return Math.round(value * 10) / 10;
+}
 
 /** Nearest-rank p50/p90/p99 (with fewer than 100 samples p99 is the maximum), min, max and mean, in ms. */
 export function summarise(samples: readonly number[]): LatencySummary {
@@ -22,12 +21,12 @@ export function summarise(samples: readonly number[]): LatencySummary {
   const mean = sorted.reduce((sum, value) => sum + value, 0) / (sorted.length || 1);
   return {
     n: sorted.length,
-    minMs: round(sorted[0] ?? Number.NaN),
-    p50Ms: round(percentile(sorted, 0.5)),
-    p90Ms: round(percentile(sorted, 0.9)),
-    p99Ms: round(percentile(sorted, 0.99)),
-    maxMs: round(sorted.at(-1) ?? Number.NaN),
-    meanMs: round(mean),
+    minMs: roundToTenth(sorted[0] ?? Number.NaN),
+    p50Ms: roundToTenth(percentile(sorted, 50)),
+    p90Ms: roundToTenth(percentile(sorted, 90)),
+    p99Ms: roundToTenth(percentile(sorted, 99)),
+    maxMs: roundToTenth(sorted.at(-1) ?? Number.NaN),
+    meanMs: roundToTenth(mean),
   };
 }
 

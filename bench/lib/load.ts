@@ -90,8 +90,8 @@ async function loadWithAutocannon(spec: LoadSpec): Promise<LoadResult> {
   };
 }
 
-/** The median round by throughput (rounds are interleaved, so a noisy moment hits every target alike). */
-export function median(results: readonly LoadResult[]): LoadResult | undefined {
+/** The median round by throughput (rounds are interleaved, so a noisy moment hits every server alike). */
+export function medianRound(results: readonly LoadResult[]): LoadResult | undefined {
   const sorted = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
   return sorted[Math.floor(sorted.length / 2)];
 }

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, startProcess, type Target } from './processes.ts';
+import { freePort, startProcess, type BenchProcess } from './processes.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -37,12 +37,12 @@ export async function startSendApi(): Promise<SendApi> {
  * The real gateway as the messaging benchmarks run it: its own process, production settings, the auth and
  * messaging plugins, the bench's PostgreSQL, replies sent to `sendApi`, logs to `bench/out/<name>.log`.
  */
-export async function startMessagingGateway(options: {
+export async function startMessagingProcess(options: {
   name: string;
   databaseUrl: string;
   sendApi: Pick<SendApi, 'url'>;
   port?: number;
-}): Promise<Target> {
+}): Promise<BenchProcess> {
   return startProcess({
     name: options.name,
     args: [path.join(root, 'app/cli.ts'), 'serve'],

@@ -2,12 +2,12 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { freePort, startProcess, type Target } from './processes.ts';
+import { freePort, startProcess, type BenchProcess } from './processes.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = path.join(root, 'app/cli.ts');
 
-export interface OperatorProcess extends Target {
+export interface OperatorProcess extends BenchProcess {
   /** The operator's /metrics: each metric summed over its series by name, and each series by `name{labels}`. */
   metrics(): Promise<Map<string, number>>;
 }
@@ -24,7 +24,7 @@ export async function startOperatorProcess(options: {
   logFile: string;
 }): Promise<OperatorProcess> {
   const port = await freePort();
-  const target = await startProcess({
+  const started = await startProcess({
     name: 'gatehouse operator',
     args: [
       CLI,
@@ -42,9 +42,9 @@ export async function startOperatorProcess(options: {
     readyPath: '/healthz',
   });
   return {
-    ...target,
+    ...started,
     async metrics() {
-      const text = await (await fetch(`${target.url}/metrics`)).text();
+      const text = await (await fetch(`${started.url}/metrics`)).text();
       return sumByName(text);
     },
   };

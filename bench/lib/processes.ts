@@ -4,7 +4,11 @@ import path from 'node:path';
 
 export { freePort } from '../../test/support/process.ts';
 
-export interface Target {
+/**
+ * A process a benchmark started (the gateway, a baseline server in bench/baselines/, the operator): where it
+ * answers, and how to stop it. In the benchmarks, "target" means only a goal a figure must meet.
+ */
+export interface BenchProcess {
   name: string;
   url: string;
   stop(): Promise<void>;
@@ -18,7 +22,7 @@ export async function startProcess(options: {
   logFile: string;
   port: number;
   readyPath: string;
-}): Promise<Target> {
+}): Promise<BenchProcess> {
   // Output goes straight to a file descriptor, not through a pipe this process would have to pump.
   mkdirSync(path.dirname(options.logFile), { recursive: true });
   const log = openSync(options.logFile, 'w');

@@ -1,6 +1,6 @@
 /**
  * Time is injected, never read directly, so TTLs, replay windows and token expiry are tested by moving a
- * clock instead of sleeping (testing guide, "Rules of thumb").
+ * clock instead of sleeping (docs/testing.md, "Rules the suites follow").
  */
 export interface Clock {
   /** Milliseconds since the epoch. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { DestinationStream } from 'pino';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -8,18 +8,19 @@ import { BootError } from './boot-error.ts';
 import { migrationSources, openDatabase, runMigrationsOrRefuse } from './boot/database.ts';
 import { createHookCollector } from './boot/hooks.ts';
 import { installGate } from './boot/install-gate.ts';
-import { closeServer, listen, urlOf } from './boot/listeners.ts';
+import { closeServer, listenOrRefuse, urlOf } from './boot/listeners.ts';
 import { registerPlugins } from './boot/register-plugins.ts';
 import { shutdown } from './boot/shutdown.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { isDevelopment, type CoreConfig } from './config/core-config.ts';
 import type { Env } from './config/read-env.ts';
 import type { Database } from './db/database.ts';
+import type { EmbeddedPostgresHandle } from './db/embedded.ts';
 import { readMigrations, type MigrationReport } from './db/migrate.ts';
-import { createSessionIssuer } from './gate/session-issuer.ts';
-import { createSessionVerifier } from './gate/session-verifier.ts';
+import { createSessionIssuer, type SessionIssuer } from './gate/session-issuer.ts';
+import { createSessionVerifier, type SessionVerifier } from './gate/session-verifier.ts';
 import { answerClientErrors } from './http/client-error.ts';
-import { registerCoreRoutes } from './http/core-routes.ts';
+import { registerCoreRoutes, type CoreRouteDeps } from './http/core-routes.ts';
 import { expressClasses } from './http/express-classes.ts';
 import { createHttpMetrics } from './http/http-metrics.ts';
 import { createMetricsServer } from './http/metrics-server.ts';
@@ -69,67 +70,27 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     destination: options.logDestination,
   });
   const clock = options.clock ?? systemClock;
+  // What boot has opened so far, undone in reverse order when a later step fails.
   const cleanup: Array<() => Promise<void>> = [];
   const undo = async () => {
     for (const step of cleanup.reverse()) await step().catch(() => undefined);
   };
 
   try {
-    const { db, embedded } = await openDatabase(settings.core, logger, { join: false });
-    cleanup.push(async () => {
-      await db.pool.end();
-      await embedded?.stop();
-    });
-    const sources = migrationSources(settings.plugins);
-    await runMigrationsOrRefuse(db, sources, logger);
-    const expectedMigrations = (await readMigrations(sources)).map((file) => `${file.scope}/${file.name}`);
-
+    const { db, embedded, expectedMigrations } = await openMigratedDatabase(settings, logger, cleanup);
     const registry = createMetricsRegistry({ droppedLogLines: droppedLines });
     const audit = createAuditWriter({ db, clock, logger });
     const routeTable = new RouteTable();
-    const authSecrets = sessionSecrets(settings, logger);
-    const verifier = await createSessionVerifier({
-      secrets: authSecrets,
-      cookieName: settings.gate.sessionCookie,
-      clock,
-      cacheSize: settings.gate.sessionCacheSize,
-    });
-    const issuer = await createSessionIssuer({
-      secrets: authSecrets,
-      cookieName: settings.gate.sessionCookie,
-      clock,
-    });
-    const hooks = createHookCollector(verifier);
-    installGate({ settings, verifier, audit, registry, clock, hooks });
+    const sessions = await createSessions(settings, clock, logger);
+    const hooks = createHookCollector(sessions.verifier);
+    installGate({ settings, verifier: sessions.verifier, audit, registry, clock, hooks });
     // Created now, listening later: the core routes report on them, the pipeline is attached once built.
     const app = createExpressApp(settings.core.TRUST_PROXY);
     const server = createServer(expressClasses(app));
     answerClientErrors(server, logger);
     const metricsServer = createMetricsServer(registry);
 
-    registerCoreRoutes(routeTable.registrar('core'), {
-      name: packageJson.name,
-      version: packageJson.version,
-      plugins: settings.plugins.map(({ plugin }) => plugin.id),
-      db,
-      routeTable,
-      expectedMigrations,
-      healthChecks: hooks.healthChecks,
-      listeners: () => ({ http: server, metrics: metricsServer }),
-      healthTimeoutMs: 2_000,
-      apiAuthMode: settings.gate.mode,
-    });
-    try {
-      registerUpstreams(routeTable.registrar('upstream'), settings.gate.upstreams, {
-        timeoutMs: settings.gate.upstreamTimeoutMs,
-        underscoreHeaders: settings.gate.upstreamUnderscoreHeaders,
-        logger,
-      });
-    } catch (err) {
-      if (err instanceof RouteConflictError) throw new BootError([`GATEWAY_UPSTREAMS: ${err.message}`]);
-      throw err;
-    }
-    await registerPlugins(settings, {
+    await registerRoutes(settings, {
       db,
       logger,
       audit,
@@ -137,8 +98,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       clock,
       routeTable,
       hooks,
-      verifier,
-      issuer,
+      ...sessions,
+      expectedMigrations,
+      listeners: () => ({ http: server, metrics: metricsServer }),
     });
 
     const handle = buildPipeline(app, {
@@ -153,32 +115,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       req.gatehouseStartedAt = performance.now();
       handle(req, res);
     });
-    await listen(server, settings.core.PORT, settings.core.HOST, 'PORT');
-    cleanup.push(() => closeServer(server));
-    await listen(
-      metricsServer,
-      settings.core.METRICS_PORT,
-      settings.core.METRICS_HOST ?? settings.core.HOST,
-      'METRICS_PORT',
-    );
-    cleanup.push(() => closeServer(metricsServer));
+    await startListening(settings, { server, metricsServer }, cleanup);
 
     const info: ReadyInfo = { server };
     for (const ready of hooks.ready) await ready(info);
-
-    const url = urlOf(server);
-    const metricsUrl = urlOf(metricsServer);
-    logger.info(
-      {
-        url,
-        metricsUrl,
-        // The process to signal; under `npm start` it is not the pid a process manager sees first.
-        pid: process.pid,
-        apiAuthMode: settings.gate.mode,
-        plugins: settings.plugins.map(({ plugin }) => plugin.id),
-      },
-      'gateway listening',
-    );
+    const { url, metricsUrl } = announce(settings, logger, { server, metricsServer });
 
     let closing: Promise<void> | undefined;
     const close = () =>
@@ -192,20 +133,128 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         embedded,
         logger,
       }));
-    return {
-      url,
-      metricsUrl,
-      config: settings.core,
-      db,
-      logger,
-      audit,
-      routes: routeTable.list(),
-      close,
-    };
+    return { url, metricsUrl, config: settings.core, db, logger, audit, routes: routeTable.list(), close };
   } catch (err) {
     await undo();
     throw err;
   }
+}
+
+/**
+ * Boot's first step: the database (DATABASE_URL or the embedded PostgreSQL), with every pending migration
+ * applied, and the ids of all migrations the enabled plugins ship (what the health report compares with).
+ */
+async function openMigratedDatabase(
+  settings: Settings,
+  logger: Logger,
+  cleanup: Array<() => Promise<void>>,
+): Promise<{ db: Database; embedded: EmbeddedPostgresHandle | undefined; expectedMigrations: string[] }> {
+  const { db, embedded } = await openDatabase(settings.core, logger, { join: false });
+  cleanup.push(async () => {
+    await db.pool.end();
+    await embedded?.stop();
+  });
+  const sources = migrationSources(settings.plugins);
+  await runMigrationsOrRefuse(db, sources, logger);
+  const expectedMigrations = (await readMigrations(sources)).map((file) => `${file.scope}/${file.name}`);
+  return { db, embedded, expectedMigrations };
+}
+
+/** The session verifier the gate's layer 2 uses and the issuer the auth plugin signs in with, on one secret. */
+async function createSessions(
+  settings: Settings,
+  clock: Clock,
+  logger: Logger,
+): Promise<{ verifier: SessionVerifier; issuer: SessionIssuer }> {
+  const authSecrets = sessionSecrets(settings, logger);
+  const verifier = await createSessionVerifier({
+    secrets: authSecrets,
+    cookieName: settings.gate.sessionCookie,
+    clock,
+    cacheSize: settings.gate.sessionCacheSize,
+  });
+  const issuer = await createSessionIssuer({
+    secrets: authSecrets,
+    cookieName: settings.gate.sessionCookie,
+    clock,
+  });
+  return { verifier, issuer };
+}
+
+/**
+ * Fills the route table in the order that decides conflicts: the core's routes, then the GATEWAY_UPSTREAMS
+ * proxies, then each plugin's (in dependency order). A route claimed twice refuses boot.
+ */
+async function registerRoutes(
+  settings: Settings,
+  deps: Parameters<typeof registerPlugins>[1] & {
+    expectedMigrations: readonly string[];
+    listeners: CoreRouteDeps['listeners'];
+  },
+): Promise<void> {
+  const { routeTable, logger } = deps;
+  registerCoreRoutes(routeTable.registrar('core'), {
+    name: packageJson.name,
+    version: packageJson.version,
+    plugins: settings.plugins.map(({ plugin }) => plugin.id),
+    db: deps.db,
+    routeTable,
+    expectedMigrations: deps.expectedMigrations,
+    healthChecks: deps.hooks.healthChecks,
+    listeners: deps.listeners,
+    healthTimeoutMs: 2_000,
+    apiAuthMode: settings.gate.mode,
+  });
+  try {
+    registerUpstreams(routeTable.registrar('upstream'), settings.gate.upstreams, {
+      timeoutMs: settings.gate.upstreamTimeoutMs,
+      underscoreHeaders: settings.gate.upstreamUnderscoreHeaders,
+      logger,
+    });
+  } catch (err) {
+    if (err instanceof RouteConflictError) throw new BootError([`GATEWAY_UPSTREAMS: ${err.message}`]);
+    throw err;
+  }
+  await registerPlugins(settings, deps);
+}
+
+/** The `gateway listening` line: where the gateway answers, and how it runs. */
+function announce(
+  settings: Settings,
+  logger: Logger,
+  { server, metricsServer }: { server: Server; metricsServer: Server },
+): { url: string; metricsUrl: string } {
+  const url = urlOf(server);
+  const metricsUrl = urlOf(metricsServer);
+  logger.info(
+    {
+      url,
+      metricsUrl,
+      // The process to signal; under `npm start` it is not the pid a process manager sees first.
+      pid: process.pid,
+      apiAuthMode: settings.gate.mode,
+      plugins: settings.plugins.map(({ plugin }) => plugin.id),
+    },
+    'gateway listening',
+  );
+  return { url, metricsUrl };
+}
+
+/** Binds the public listener, then the metrics listener; each is closed again if boot fails later. */
+async function startListening(
+  settings: Settings,
+  { server, metricsServer }: { server: Server; metricsServer: Server },
+  cleanup: Array<() => Promise<void>>,
+): Promise<void> {
+  await listenOrRefuse(server, settings.core.PORT, settings.core.HOST, 'PORT');
+  cleanup.push(() => closeServer(server));
+  await listenOrRefuse(
+    metricsServer,
+    settings.core.METRICS_PORT,
+    settings.core.METRICS_HOST ?? settings.core.HOST,
+    'METRICS_PORT',
+  );
+  cleanup.push(() => closeServer(metricsServer));
 }
 
 /** `gatehouse migrate`: the same settings and migrations as boot, without serving. */

@@ -23,7 +23,7 @@ export interface Settings {
 
 /**
  * Parses every environment variable once, the core's and each enabled plugin's, and throws one BootError
- * listing every problem (DECISIONS.md, "Config").
+ * listing every problem (docs/configuration.md, "Invalid configuration").
  */
 export function loadSettings(env: Env, available: ReadonlyMap<string, GatewayPlugin>): Settings {
   const parsed = readEnv(coreConfigSchema, env);

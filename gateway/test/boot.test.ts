@@ -1,6 +1,6 @@
 /**
- * Boot refusals and the CLI, each through the real `gatehouse` process (issue 2, "Acceptance"):
- * a non-zero exit and a message that names the culprit.
+ * Boot refusals and the CLI, each through the real `gatehouse` process: a non-zero exit and a message that
+ * names the culprit (docs/configuration.md, "Invalid configuration").
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { BootError } from '../src/boot-error.ts';
 import { startGateway } from '../src/gateway.ts';
 import { definePlugin } from '../src/plugin/types.ts';
 import { fixturePlugin } from '../../test/fixtures/fixture-plugin.ts';
-import { FIXTURE_CLI, freePort, processEnv, spawnGateway } from '../../test/support/process.ts';
+import { endsWithTest, FIXTURE_CLI, freePort, processEnv, spawnGateway } from '../../test/support/process.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -24,11 +24,13 @@ afterAll(async () => {
 });
 
 async function boot(env: Record<string, string>, args = ['serve'], entry?: string) {
-  const child = spawnGateway({
-    entry,
-    args,
-    env: processEnv({ DATABASE_URL: db.url, ...env }),
-  });
+  const child = endsWithTest(
+    spawnGateway({
+      entry,
+      args,
+      env: processEnv({ DATABASE_URL: db.url, ...env }),
+    }),
+  );
   const code = await child.exited;
   return { code, stderr: child.stderr(), stdout: child.stdout() };
 }
@@ -134,10 +136,18 @@ describe('refuses to boot', () => {
     const { code, stderr } = await boot({ API_AUTH_MODE: '' });
     expect(code).toBe(1);
     expect(stderr).toContain('API_AUTH_MODE: required outside development (disabled, warn or enforce)');
-    const dev = spawnGateway({
-      args: ['serve'],
-      env: { APP_ENV: 'development', HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', DATABASE_URL: db.url },
-    });
+    const dev = endsWithTest(
+      spawnGateway({
+        args: ['serve'],
+        env: {
+          APP_ENV: 'development',
+          HOST: '127.0.0.1',
+          PORT: '0',
+          METRICS_PORT: '0',
+          DATABASE_URL: db.url,
+        },
+      }),
+    );
     await dev.waitForOutput(/"apiAuthMode":"disabled"/);
     dev.child.kill('SIGTERM');
     expect(await dev.exited).toBe(0);

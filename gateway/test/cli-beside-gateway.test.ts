@@ -7,12 +7,14 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { npmStartSuite, postmasterPid, type Isolation } from '../../test/support/npm-start.ts';
-import { isRunning, spawnNpm } from '../../test/support/process.ts';
+import { endsWithTest, isRunning, spawnNpm } from '../../test/support/process.ts';
 
 const TIMEOUT_MS = 150_000;
 
 async function npmRun(where: Isolation, args: string[], stdin = '') {
-  const child = spawnNpm({ args: ['run', '--silent', ...args], env: { ...where.env, LOG_LEVEL: 'warn' } });
+  const child = endsWithTest(
+    spawnNpm({ args: ['run', '--silent', ...args], env: { ...where.env, LOG_LEVEL: 'warn' } }),
+  );
   child.child.stdin.end(stdin);
   const code = await child.exited;
   return { code, stdout: child.stdout(), stderr: child.stderr() };

@@ -1,5 +1,6 @@
 /**
- * Routes of the core (issue 2, point 7) and the metrics listener (DECISIONS.md, "Metrics").
+ * Routes of the core (README.md, "Endpoints of the core") and the metrics listener, which serves only
+ * `GET /metrics` on a port of its own (docs/configuration.md, `METRICS_PORT`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -7,6 +8,8 @@ import { createTestDatabase, type TestDatabase } from '../../test/support/databa
 import { startTestGateway, type TestGateway } from '../../test/support/gateway.ts';
 import { promtoolCheck } from '../../test/support/tools.ts';
 import type { FullHealthReport } from '../src/http/core-routes.ts';
+import { HTTP_DURATION_METRIC } from '../src/http/http-metrics.ts';
+import { DROPPED_LOG_LINES_METRIC } from '../src/http/registry.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;
@@ -123,16 +126,18 @@ describe('metrics', () => {
     await fetch(`${gateway.url}/definitely/not/here`);
     const text = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
     expect(text).toMatch(
-      /http_request_duration_seconds_count\{method="GET",route="\/fixture\/things\/:id",status_code="200"\} \d+/,
+      new RegExp(
+        `${HTTP_DURATION_METRIC}_count\\{method="GET",route="/fixture/things/:id",status_code="200"\\} \\d+`,
+      ),
     );
     expect(text).toMatch(
-      /http_request_duration_seconds_count\{method="GET",route="unmatched",status_code="404"\} \d+/,
+      new RegExp(`${HTTP_DURATION_METRIC}_count\\{method="GET",route="unmatched",status_code="404"\\} \\d+`),
     );
     expect(text).not.toContain('12345');
     expect(text).not.toContain('definitely');
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).toContain('nodejs_eventloop_lag_seconds');
-    expect(text).toMatch(/^gatehouse_log_dropped_lines_total 0$/m);
+    expect(text).toMatch(new RegExp(`^${DROPPED_LOG_LINES_METRIC} 0$`, 'm'));
   });
 
   it('pass `promtool check metrics`', async () => {

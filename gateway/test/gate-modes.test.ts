@@ -1,13 +1,16 @@
 /**
- * The API_AUTH_MODE matrix (issue 3, "Acceptance"): for each mode × {no headers, bad HMAC, stale
- * timestamp, good HMAC + bad session, expired session, both good}: status, audit rows (count and kind)
- * and metric increments. Real gateway, real Postgres, real Auth.js tokens; time moves by an injected clock.
+ * The API_AUTH_MODE matrix (docs/api-auth-gate.md, "Modes"): for each mode × {no headers, bad HMAC, stale
+ * timestamp, good HMAC + bad session, expired session, both good}: status, audit rows (count and kind) and
+ * metric increments. Real gateway, real Postgres, real Auth.js tokens; time moves by an injected clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../src/clock.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
 import { decisions, delta, gateEnv, mintSession, sign } from '../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../test/support/gateway.ts';
+import { SESSION_HEADER } from '../src/gate/gate.ts';
+import { SIGNATURE_HEADER } from '../src/gate/hmac.ts';
+import { GATE_METRIC_NAMES } from '../src/gate/gate-metrics.ts';
 
 type Mode = 'disabled' | 'warn' | 'enforce';
 type Case =
@@ -24,29 +27,29 @@ async function headersFor(kind: Case, clock: ManualClock): Promise<Record<string
       return {};
     case 'bad HMAC':
       return {
-        'x-internal-signature': sign({
+        [SIGNATURE_HEADER]: sign({
           method: 'GET',
           url: URL_PATH,
           at: now,
           secret: 'an-attacker-guessed-secret-0123456789',
         }),
-        'x-forwarded-session': await mintSession(),
+        [SESSION_HEADER]: await mintSession(),
       };
     case 'stale timestamp':
       return {
-        'x-internal-signature': sign({ method: 'GET', url: URL_PATH, at: now - 301 }),
-        'x-forwarded-session': await mintSession(),
+        [SIGNATURE_HEADER]: sign({ method: 'GET', url: URL_PATH, at: now - 301 }),
+        [SESSION_HEADER]: await mintSession(),
       };
     case 'good HMAC + bad session':
       return {
-        'x-internal-signature': good,
-        'x-forwarded-session': await mintSession({ secret: 'not-the-dashboard-secret' }),
+        [SIGNATURE_HEADER]: good,
+        [SESSION_HEADER]: await mintSession({ secret: 'not-the-dashboard-secret' }),
       };
     case 'expired session':
       // Minted valid for 60 s of real time; the gateway's clock is five minutes ahead.
-      return { 'x-internal-signature': good, 'x-forwarded-session': await mintSession({ maxAge: 60 }) };
+      return { [SIGNATURE_HEADER]: good, [SESSION_HEADER]: await mintSession({ maxAge: 60 }) };
     case 'both good':
-      return { 'x-internal-signature': good, 'x-forwarded-session': await mintSession() };
+      return { [SIGNATURE_HEADER]: good, [SESSION_HEADER]: await mintSession() };
   }
 }
 
@@ -189,7 +192,7 @@ describe.each(['disabled', 'warn', 'enforce'] as const)('API_AUTH_MODE=%s', (mod
     const before = await decisions(gateway.metricsUrl);
     for (const path of ['/', '/health']) {
       const res = await fetch(`${gateway.url}${path}`, {
-        headers: { 'x-request-id': `exempt-${mode}${path}`, 'x-internal-signature': 't=1,v1=00' },
+        headers: { 'x-request-id': `exempt-${mode}${path}`, [SIGNATURE_HEADER]: 't=1,v1=00' },
       });
       expect(res.status).toBe(200);
     }
@@ -201,8 +204,8 @@ describe.each(['disabled', 'warn', 'enforce'] as const)('API_AUTH_MODE=%s', (mod
 
   it('publishes gatehouse_auth_mode_info and the gate latency histogram', async () => {
     const text = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
-    expect(text).toContain(`gatehouse_auth_mode_info{mode="${mode}"} 1`);
-    expect(text).toMatch(/^gatehouse_auth_gate_duration_seconds_count \d+$/m);
+    expect(text).toContain(`${GATE_METRIC_NAMES.modeInfo}{mode="${mode}"} 1`);
+    expect(text).toMatch(new RegExp(`^${GATE_METRIC_NAMES.duration}_count \\d+$`, 'm'));
   });
 
   it('disabled writes no audit row at all; the others only gate rows', async () => {

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
 import { gateEnv, gateHeaders, mintSession } from '../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../test/support/gateway.ts';
+import { SESSION_HEADER } from '../src/gate/gate.ts';
+import { GATE_METRIC_NAMES } from '../src/gate/gate-metrics.ts';
 
 const GATED = '/api/v1/gate/identity';
 let db: TestDatabase;
@@ -21,7 +23,7 @@ async function verdicts(gateway: TestGateway): Promise<Record<string, number>> {
   const text = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
   const out: Record<string, number> = {};
   for (const match of text.matchAll(
-    /^gatehouse_auth_gate_requests_total\{mode="(\w+)",outcome="(\w+)"\} (\d+)$/gm,
+    new RegExp(`^${GATE_METRIC_NAMES.requests}\\{mode="(\\w+)",outcome="(\\w+)"\\} (\\d+)$`, 'gm'),
   )) {
     out[`${match[1]} ${match[2]}`] = Number(match[3]);
   }
@@ -50,7 +52,7 @@ describe.each(['warn', 'enforce'] as const)('verdicts in %s', (mode) => {
     await fetch(gateway.url + GATED, {
       headers: {
         ...headers,
-        'x-forwarded-session': await mintSession({ secret: 'another-secret-entirely-0123456789' }),
+        [SESSION_HEADER]: await mintSession({ secret: 'another-secret-entirely-0123456789' }),
       },
     });
     expect(await verdicts(gateway)).toEqual({

@@ -1,5 +1,5 @@
 /**
- * Security properties of the API gate (issue 3): rotation, real Auth.js tokens and what must not pass,
+ * Security properties of the API gate (ADR 0004): rotation, real Auth.js tokens and what must not pass,
  * revocation, what the signature covers, the token cache's expiry, sensitive-access audit, and a flood of
  * failures that must not flood audit_log.
  */
@@ -20,6 +20,8 @@ import {
   sign,
 } from '../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../test/support/gateway.ts';
+import { SESSION_HEADER } from '../src/gate/gate.ts';
+import { SIGNATURE_HEADER } from '../src/gate/hmac.ts';
 
 const PATH = '/api/v1/gate/identity';
 let db: TestDatabase;
@@ -53,27 +55,27 @@ describe('layer 1: internal HMAC', () => {
     const session = await mintSession();
     for (const secret of [INTERNAL_SECRET, INTERNAL_SECRET_NEXT]) {
       const res = await get(PATH, {
-        'x-internal-signature': sign({ method: 'GET', url: PATH, secret, at: now() }),
-        'x-forwarded-session': session,
+        [SIGNATURE_HEADER]: sign({ method: 'GET', url: PATH, secret, at: now() }),
+        [SESSION_HEADER]: session,
       });
       expect(res.status).toBe(200);
     }
     const third = await get(PATH, {
       'x-request-id': 'third-secret',
-      'x-internal-signature': sign({
+      [SIGNATURE_HEADER]: sign({
         method: 'GET',
         url: PATH,
         secret: 'a-third-secret-nobody-configured-0123456',
         at: now(),
       }),
-      'x-forwarded-session': session,
+      [SESSION_HEADER]: session,
     });
     expect(third.status).toBe(401);
     expect(await reasonsFor('third-secret')).toEqual(['api.auth.hmac_failed:mismatch']);
   });
 
   it('tells a malformed header apart from a mismatch (audit only)', async () => {
-    const res = await get(PATH, { 'x-request-id': 'malformed-sig', 'x-internal-signature': 'v1=abc,t=now' });
+    const res = await get(PATH, { 'x-request-id': 'malformed-sig', [SIGNATURE_HEADER]: 'v1=abc,t=now' });
     expect(res.status).toBe(401);
     expect(await reasonsFor('malformed-sig')).toEqual(['api.auth.hmac_failed:malformed']);
   });
@@ -82,12 +84,10 @@ describe('layer 1: internal HMAC', () => {
     const session = await mintSession();
     const signedGet = sign({ method: 'GET', url: `${PATH}?a=1`, at: now() });
     expect(
-      (await get(`${PATH}?a=1`, { 'x-internal-signature': signedGet, 'x-forwarded-session': session }))
-        .status,
+      (await get(`${PATH}?a=1`, { [SIGNATURE_HEADER]: signedGet, [SESSION_HEADER]: session })).status,
     ).toBe(200);
     expect(
-      (await get(`${PATH}?a=2`, { 'x-internal-signature': signedGet, 'x-forwarded-session': session }))
-        .status,
+      (await get(`${PATH}?a=2`, { [SIGNATURE_HEADER]: signedGet, [SESSION_HEADER]: session })).status,
     ).toBe(401);
 
     const body = 'plain text, not JSON';
@@ -96,8 +96,8 @@ describe('layer 1: internal HMAC', () => {
         method: 'POST',
         headers: {
           'content-type': 'text/plain',
-          'x-internal-signature': signature,
-          'x-forwarded-session': session,
+          [SIGNATURE_HEADER]: signature,
+          [SESSION_HEADER]: session,
         },
         body: sent,
       });
@@ -120,8 +120,8 @@ describe('layer 1: internal HMAC', () => {
       [301, 401],
     ] as const) {
       const res = await get(PATH, {
-        'x-internal-signature': sign({ method: 'GET', url: PATH, at: now() + offset }),
-        'x-forwarded-session': session,
+        [SIGNATURE_HEADER]: sign({ method: 'GET', url: PATH, at: now() + offset }),
+        [SESSION_HEADER]: session,
       });
       expect(res.status, `offset ${offset}`).toBe(status);
     }
@@ -132,8 +132,8 @@ describe('layer 2: forwarded Auth.js session', () => {
   const withSession = (token: string, requestId: string) =>
     get(PATH, {
       'x-request-id': requestId,
-      'x-internal-signature': sign({ method: 'GET', url: PATH, at: now() }),
-      'x-forwarded-session': token,
+      [SIGNATURE_HEADER]: sign({ method: 'GET', url: PATH, at: now() }),
+      [SESSION_HEADER]: token,
     });
 
   it('accepts a token made by @auth/core encode() with the configured secret and salt', async () => {

@@ -1,14 +1,14 @@
 /**
- * Process lifecycle through real processes (issue 2, "Acceptance"): replicas booting together against one
- * database, the embedded database surviving restarts, and SIGTERM draining an in-flight request.
+ * Process lifecycle through real processes: replicas booting together against one database (ADR 0002), the
+ * embedded database surviving restarts (docs/configuration.md, "The embedded PostgreSQL"), and SIGTERM
+ * draining an in-flight request (`SHUTDOWN_TIMEOUT_MS`).
  */
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { fileURLToPath } from 'node:url';
 import { platform } from 'node:os';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { parentDeathPrefix } from '../src/db/postmaster.ts';
 import { createTestDatabase } from '../../test/support/database.ts';
 import {
@@ -18,12 +18,15 @@ import {
   npmStartSuite,
   postmasterPid,
   removeDataDir,
+  type Isolation,
 } from '../../test/support/npm-start.ts';
 import {
+  endsWithTest,
   FIXTURE_CLI,
   freePort,
   processEnv,
   spawnGateway,
+  spawnNpm,
   type GatewayProcess,
 } from '../../test/support/process.ts';
 
@@ -46,13 +49,25 @@ async function stop(child: GatewayProcess): Promise<number | null> {
   return child.exited;
 }
 
+/**
+ * After a test with its own DATA_DIR: stops an embedded PostgreSQL left running and removes the directory.
+ * Registered before the gateway is spawned, so it runs once the gateway has been ended.
+ */
+async function cleanUp(where: Isolation): Promise<void> {
+  await killLeftovers(undefined, where);
+  await removeDataDir(where);
+}
+
 describe('replicas', () => {
   it(
     'two processes booting at once against one empty database both come up, with one set of migrations',
     async () => {
       const empty = await createTestDatabase({ empty: true });
       const env = processEnv({ DATABASE_URL: empty.url });
-      const replicas = [spawnGateway({ args: ['serve'], env }), spawnGateway({ args: ['serve'], env })];
+      const replicas = [
+        endsWithTest(spawnGateway({ args: ['serve'], env })),
+        endsWithTest(spawnGateway({ args: ['serve'], env })),
+      ];
       try {
         await Promise.all(replicas.map((child) => child.waitForOutput(LISTENING)));
         for (const child of replicas) {
@@ -87,36 +102,33 @@ describe('embedded PostgreSQL (DATABASE_URL unset)', () => {
       const dataDir = path.join(tmpdir(), `gatehouse-embedded-${process.pid}-${Date.now()}`);
       await mkdir(dataDir, { recursive: true, mode: 0o755 });
       const pgPort = await freePort();
+      onTestFinished(() => rm(dataDir, { recursive: true, force: true }));
       const env = processEnv({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) });
-      try {
-        const first = spawnGateway({ args: ['serve'], env });
-        await first.waitForOutput(LISTENING);
-        expect((await fetch(`${urlFrom(first)}/health`)).status).toBe(200);
-        const { password } = JSON.parse(await readFile(path.join(dataDir, 'embedded-pg.json'), 'utf8')) as {
-          password: string;
-        };
-        const connectionString = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/gatehouse`;
-        const client = new pg.Client({ connectionString });
-        await client.connect();
-        await client.query("INSERT INTO audit_log (kind, payload) VALUES ('test.persisted', '{\"n\": 1}')");
-        await client.end();
-        expect(await stop(first)).toBe(0);
+      const first = endsWithTest(spawnGateway({ args: ['serve'], env }));
+      await first.waitForOutput(LISTENING);
+      expect((await fetch(`${urlFrom(first)}/health`)).status).toBe(200);
+      const { password } = JSON.parse(await readFile(path.join(dataDir, 'embedded-pg.json'), 'utf8')) as {
+        password: string;
+      };
+      const connectionString = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/gatehouse`;
+      const client = new pg.Client({ connectionString });
+      await client.connect();
+      await client.query("INSERT INTO audit_log (kind, payload) VALUES ('test.persisted', '{\"n\": 1}')");
+      await client.end();
+      expect(await stop(first)).toBe(0);
 
-        // Stopped with the gateway: nothing answers on its port any more.
-        await expect(new pg.Client({ connectionString }).connect()).rejects.toThrow();
+      // Stopped with the gateway: nothing answers on its port any more.
+      await expect(new pg.Client({ connectionString }).connect()).rejects.toThrow();
 
-        const second = spawnGateway({ args: ['serve'], env });
-        await second.waitForOutput(LISTENING);
-        expect(second.stdout()).not.toContain('initialising embedded PostgreSQL');
-        const again = new pg.Client({ connectionString });
-        await again.connect();
-        const { rows } = await again.query("SELECT payload FROM audit_log WHERE kind = 'test.persisted'");
-        await again.end();
-        expect(rows).toEqual([{ payload: { n: 1 } }]);
-        expect(await stop(second)).toBe(0);
-      } finally {
-        await rm(dataDir, { recursive: true, force: true });
-      }
+      const second = endsWithTest(spawnGateway({ args: ['serve'], env }));
+      await second.waitForOutput(LISTENING);
+      expect(second.stdout()).not.toContain('initialising embedded PostgreSQL');
+      const again = new pg.Client({ connectionString });
+      await again.connect();
+      const { rows } = await again.query("SELECT payload FROM audit_log WHERE kind = 'test.persisted'");
+      await again.end();
+      expect(rows).toEqual([{ payload: { n: 1 } }]);
+      expect(await stop(second)).toBe(0);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
@@ -197,31 +209,20 @@ describe('npm run migrate (bare checkout)', () => {
     async () => {
       const dataDir = path.join(tmpdir(), `gatehouse-npm-migrate-${process.pid}-${Date.now()}`);
       await mkdir(dataDir, { recursive: true, mode: 0o755 });
-      const { execFile } = await import('node:child_process');
+      // Registered first, so it runs after the process below is ended (vitest runs these hooks in reverse order).
+      onTestFinished(() => rm(dataDir, { recursive: true, force: true }));
       const pgPort = await freePort();
-      try {
-        const stdout = await new Promise<string>((resolve, reject) =>
-          execFile(
-            'npm',
-            ['run', 'migrate', '--silent'],
-            {
-              cwd: fileURLToPath(new URL('../..', import.meta.url)),
-              env: {
-                PATH: process.env.PATH ?? '',
-                HOME: process.env.HOME ?? '/tmp',
-                DATA_DIR: dataDir,
-                EMBEDDED_PG_PORT: String(pgPort),
-                LOG_LEVEL: 'warn',
-              },
-            },
-            (err, out, errOut) =>
-              err ? reject(new Error(`${err.message}\n${out}\n${errOut}`)) : resolve(out),
-          ),
-        );
-        expect(stdout).toMatch(/^[1-9]\d* migration\(s\) applied/m);
-      } finally {
-        await rm(dataDir, { recursive: true, force: true });
+      const migrate = endsWithTest(
+        spawnNpm({
+          args: ['run', 'migrate', '--silent'],
+          env: { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: 'warn' },
+        }),
+      );
+      const code = await migrate.exited;
+      if (code !== 0) {
+        throw new Error(`npm run migrate exited with ${code}\n${migrate.stdout()}\n${migrate.stderr()}`);
       }
+      expect(migrate.stdout()).toMatch(/^[1-9]\d* migration\(s\) applied/m);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
@@ -232,31 +233,29 @@ describe('graceful shutdown', () => {
     'SIGTERM during an in-flight request: the request completes, new connections are refused, exit 0',
     async () => {
       const db = await createTestDatabase();
-      const child = spawnGateway({
-        entry: FIXTURE_CLI,
-        args: ['serve'],
-        env: processEnv({ DATABASE_URL: db.url, GATEWAY_PLUGINS: 'fixture' }),
-      });
-      try {
-        await child.waitForOutput(LISTENING);
-        const url = urlFrom(child);
-        const inFlight = fetch(`${url}/fixture/slow`);
-        await child.waitForOutput(/fixture: slow request started/);
+      onTestFinished(() => db.drop());
+      const child = endsWithTest(
+        spawnGateway({
+          entry: FIXTURE_CLI,
+          args: ['serve'],
+          env: processEnv({ DATABASE_URL: db.url, GATEWAY_PLUGINS: 'fixture' }),
+        }),
+      );
+      await child.waitForOutput(LISTENING);
+      const url = urlFrom(child);
+      const inFlight = fetch(`${url}/fixture/slow`);
+      await child.waitForOutput(/fixture: slow request started/);
 
-        child.child.kill('SIGTERM');
-        await child.waitForOutput(/shutting down: draining in-flight requests/);
-        await expect(fetch(`${url}/health`)).rejects.toThrow();
+      child.child.kill('SIGTERM');
+      await child.waitForOutput(/shutting down: draining in-flight requests/);
+      await expect(fetch(`${url}/health`)).rejects.toThrow();
 
-        child.child.stdin.write('release\n');
-        const res = await inFlight;
-        expect(res.status).toBe(200);
-        expect(await res.json()).toEqual({ finished: true });
-        expect(await child.exited).toBe(0);
-        expect(child.stdout()).toContain('"msg":"shutdown complete"');
-      } finally {
-        child.child.kill('SIGKILL');
-        await db.drop();
-      }
+      child.child.stdin.write('release\n');
+      const res = await inFlight;
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ finished: true });
+      expect(await child.exited).toBe(0);
+      expect(child.stdout()).toContain('"msg":"shutdown complete"');
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
@@ -265,30 +264,27 @@ describe('graceful shutdown', () => {
     'Ctrl-C (SIGINT to the whole process group) with the embedded database: an in-flight request still reaches it',
     async () => {
       const where = await isolation('ctrl-c');
-      const child = spawnGateway({
-        entry: FIXTURE_CLI,
-        args: ['serve'],
-        env: { ...where.env, HOST: '127.0.0.1', APP_ENV: 'development', GATEWAY_PLUGINS: 'fixture' },
-        detached: true,
-      });
-      try {
-        await child.waitForOutput(LISTENING);
-        const inFlight = fetch(`${urlFrom(child)}/fixture/slow`);
-        await child.waitForOutput(/fixture: slow request started/);
-        // What the terminal does on Ctrl-C: every process of the foreground group gets SIGINT.
-        process.kill(-(child.child.pid as number), 'SIGINT');
-        await child.waitForOutput(/shutting down: draining in-flight requests/);
-        child.child.stdin.write('release\n');
-        const res = await inFlight;
-        expect(await res.json()).toEqual({ finished: true });
-        expect(res.status).toBe(200);
-        expect(await child.exited).toBe(0);
-        expect(postmasterPid(where.dataDir)).toBeUndefined();
-      } finally {
-        child.child.kill('SIGKILL');
-        await killLeftovers(undefined, where);
-        await removeDataDir(where);
-      }
+      onTestFinished(() => cleanUp(where));
+      const child = endsWithTest(
+        spawnGateway({
+          entry: FIXTURE_CLI,
+          args: ['serve'],
+          env: { ...where.env, HOST: '127.0.0.1', APP_ENV: 'development', GATEWAY_PLUGINS: 'fixture' },
+          detached: true,
+        }),
+      );
+      await child.waitForOutput(LISTENING);
+      const inFlight = fetch(`${urlFrom(child)}/fixture/slow`);
+      await child.waitForOutput(/fixture: slow request started/);
+      // What the terminal does on Ctrl-C: every process of the foreground group gets SIGINT.
+      process.kill(-(child.child.pid as number), 'SIGINT');
+      await child.waitForOutput(/shutting down: draining in-flight requests/);
+      child.child.stdin.write('release\n');
+      const res = await inFlight;
+      expect(await res.json()).toEqual({ finished: true });
+      expect(res.status).toBe(200);
+      expect(await child.exited).toBe(0);
+      expect(postmasterPid(where.dataDir)).toBeUndefined();
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
@@ -299,18 +295,13 @@ describe('graceful shutdown', () => {
     'SIGTERM while booting: the boot completes, then the gateway stops cleanly with exit 0',
     async () => {
       const where = await isolation('boot-sigterm');
-      const child = spawnGateway({ args: ['serve'], env: { ...processEnv(), ...where.env } });
-      try {
-        await child.waitForOutput(/initialising embedded PostgreSQL/);
-        child.child.kill('SIGTERM');
-        expect(await child.exited).toBe(0);
-        expect(child.stdout()).toContain('"reason":"received SIGTERM"');
-        expect(postmasterPid(where.dataDir)).toBeUndefined();
-      } finally {
-        child.child.kill('SIGKILL');
-        await killLeftovers(undefined, where);
-        await removeDataDir(where);
-      }
+      onTestFinished(() => cleanUp(where));
+      const child = endsWithTest(spawnGateway({ args: ['serve'], env: { ...processEnv(), ...where.env } }));
+      await child.waitForOutput(/initialising embedded PostgreSQL/);
+      child.child.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+      expect(child.stdout()).toContain('"reason":"received SIGTERM"');
+      expect(postmasterPid(where.dataDir)).toBeUndefined();
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
@@ -319,17 +310,13 @@ describe('graceful shutdown', () => {
     'an idle gateway exits 0 on SIGINT too',
     async () => {
       const db = await createTestDatabase();
-      const child = spawnGateway({
-        args: ['serve'],
-        env: processEnv({ DATABASE_URL: db.url }),
-      });
-      try {
-        await child.waitForOutput(LISTENING);
-        child.child.kill('SIGINT');
-        expect(await child.exited).toBe(0);
-      } finally {
-        await db.drop();
-      }
+      onTestFinished(() => db.drop());
+      const child = endsWithTest(
+        spawnGateway({ args: ['serve'], env: processEnv({ DATABASE_URL: db.url }) }),
+      );
+      await child.waitForOutput(LISTENING);
+      child.child.kill('SIGINT');
+      expect(await child.exited).toBe(0);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );

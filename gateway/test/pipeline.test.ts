@@ -1,10 +1,11 @@
 /**
- * The request pipeline through its public surface (issue 2, "Request pipeline" and "Errors"): the order of
- * document 002, problem+json for every error, request ids, security headers, CORS, raw body.
+ * The request pipeline through its public surface: the order of its nine steps (ADR 0003), problem+json for
+ * every error (docs/errors.md), request ids, security headers, CORS, raw body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
 import { startTestGateway, type TestGateway } from '../../test/support/gateway.ts';
+import { SESSION_HEADER } from '../src/gate/gate.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;
@@ -38,7 +39,7 @@ async function problem(res: Response) {
   return body;
 }
 
-describe('order of document 002', () => {
+describe('order of the pipeline steps', () => {
   it('runs layer 1, layer 2, sensitive audit, then the handler', async () => {
     const res = await fetch(`${gateway.url}/fixture/echo`, json({ name: 'Ada', age: 36 }));
     expect(res.status).toBe(201);
@@ -157,7 +158,7 @@ describe('errors are problem+json', () => {
   );
 });
 
-describe('request id (DECISIONS.md, binding)', () => {
+describe('request id (a contract with clients and log readers)', () => {
   it('keeps a safe incoming id and echoes it', async () => {
     const res = await fetch(`${gateway.url}/health`, { headers: { 'x-request-id': 'abc-123_XYZ.9:a@b' } });
     expect(res.headers.get('x-request-id')).toBe('abc-123_XYZ.9:a@b');
@@ -216,7 +217,7 @@ describe('security headers and CORS', () => {
       headers: {
         origin: 'http://localhost:3000',
         'access-control-request-method': 'POST',
-        'access-control-request-headers': 'content-type,x-forwarded-session',
+        'access-control-request-headers': `content-type,${SESSION_HEADER}`,
       },
     });
     expect(res.status).toBe(204);

@@ -15,9 +15,10 @@ import { sessionStore } from '../../plugins/auth/src/store/session-store.ts';
 import { userStore } from '../../plugins/auth/src/store/user-store.ts';
 import { canonical } from '../../test/support/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
-import { signatureHeader } from '../src/gate/hmac.ts';
+import { SIGNATURE_HEADER, signatureHeader } from '../src/gate/hmac.ts';
 import { AUTH_SECRET, COOKIE, gateEnv, INTERNAL_SECRET, sign } from '../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../test/support/gateway.ts';
+import { SESSION_HEADER } from '../src/gate/gate.ts';
 
 let db: TestDatabase;
 let enforce: TestGateway;
@@ -121,8 +122,8 @@ function call(method: string, path: string, body?: string, headers: Record<strin
     method,
     headers: {
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      'x-internal-signature': sign({ method, url: path, body }),
-      'x-forwarded-session': rootToken,
+      [SIGNATURE_HEADER]: sign({ method, url: path, body }),
+      [SESSION_HEADER]: rootToken,
       ...headers,
     },
     body,
@@ -173,12 +174,12 @@ describe('text that PostgreSQL cannot store → 400 request.invalid_text, nothin
       method: 'POST',
       headers: {
         'content-type': 'application/json; charset=utf-16le',
-        'x-internal-signature': signatureHeader(INTERNAL_SECRET, Math.floor(Date.now() / 1000), {
+        [SIGNATURE_HEADER]: signatureHeader(INTERNAL_SECRET, Math.floor(Date.now() / 1000), {
           method: 'POST',
           url: '/api/v1/admin/kyc/tenants',
           body,
         }),
-        'x-forwarded-session': rootToken,
+        [SESSION_HEADER]: rootToken,
       },
       body,
     });
@@ -340,7 +341,7 @@ describe('compressed bodies that do not decompress → 400 request.corrupt_encod
       headers: {
         'content-type': 'application/json',
         'content-encoding': 'br',
-        'x-forwarded-session': rootToken,
+        [SESSION_HEADER]: rootToken,
       },
       body,
     });

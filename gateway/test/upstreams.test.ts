@@ -1,6 +1,6 @@
 /**
- * GATEWAY_UPSTREAMS (issue 3, point 7): an existing service behind the gate, tested against a real
- * upstream HTTP server on loopback.
+ * GATEWAY_UPSTREAMS (docs/api-auth-gate.md, "Upstream proxies"): an existing service behind the gate, tested
+ * against a real upstream HTTP server on loopback.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,8 @@ import { createTestDatabase, type TestDatabase } from '../../test/support/databa
 import { gateEnv, gateHeaders, mintSession, sign } from '../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../test/support/gateway.ts';
 import { freePort } from '../../test/support/process.ts';
+import { SESSION_HEADER } from '../src/gate/gate.ts';
+import { SIGNATURE_HEADER } from '../src/gate/hmac.ts';
 
 interface Seen {
   method: string;
@@ -100,8 +102,8 @@ describe('proxied routes', () => {
     expect(request.headers['x-request-id']).toBe('proxy-1');
     expect(request.headers['content-length']).toBe(String(Buffer.byteLength(body)));
     // The gate's credentials stay at the gate.
-    expect(request.headers['x-forwarded-session']).toBeUndefined();
-    expect(request.headers['x-internal-signature']).toBeUndefined();
+    expect(request.headers[SESSION_HEADER]).toBeUndefined();
+    expect(request.headers[SIGNATURE_HEADER]).toBeUndefined();
   });
 
   it('a compressed body reaches the upstream as the bytes the gate checked, framed by their own length', async () => {
@@ -251,8 +253,8 @@ describe('identity text in the headers an upstream receives', () => {
     const url = '/api/v1/legacy/identity-text';
     return fetch(`${gateway.url}${url}`, {
       headers: {
-        'x-internal-signature': sign({ method: 'GET', url }),
-        'x-forwarded-session': await mintSession({ claims }),
+        [SIGNATURE_HEADER]: sign({ method: 'GET', url }),
+        [SESSION_HEADER]: await mintSession({ claims }),
       },
     });
   };

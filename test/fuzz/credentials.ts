@@ -13,11 +13,12 @@ import { createSessionIssuer, type SessionIssuer } from '../../gateway/src/gate/
 import { ARGON2_PARAMS } from '../../plugins/auth/src/service/password-hasher.ts';
 import { sessionStore } from '../../plugins/auth/src/store/session-store.ts';
 import { userStore } from '../../plugins/auth/src/store/user-store.ts';
-import { signatureHeader } from '../../gateway/src/gate/hmac.ts';
+import { SIGNATURE_HEADER, signatureHeader } from '../../gateway/src/gate/hmac.ts';
 import { AUTH_SECRET, COOKIE, INTERNAL_SECRET, mintSession } from '../support/gate.ts';
 import type { WireRequest } from './raw-http.ts';
 import type { FuzzRequest } from './request-arbitrary.ts';
 import { canonical } from '../support/accounts.ts';
+import { SESSION_HEADER } from '../../gateway/src/gate/gate.ts';
 
 /** The application's origin (APP_BASE_URL of the fuzzed gateway): cookie routes that change state need it. */
 export const APP_ORIGIN = 'http://localhost:5173';
@@ -64,9 +65,9 @@ export async function createCaller(pool: pg.Pool): Promise<Caller> {
         origin: APP_ORIGIN,
         ...request.headers,
         cookie: [request.headers.cookie, `${COOKIE}=${cookie}`].filter(Boolean).join('; '),
-        'x-forwarded-session': session,
+        [SESSION_HEADER]: session,
         // Over the bytes before compression: what the body parser hands gate layer 1 after inflating.
-        'x-internal-signature': signatureHeader(INTERNAL_SECRET, Math.floor(Date.now() / 1000), {
+        [SIGNATURE_HEADER]: signatureHeader(INTERNAL_SECRET, Math.floor(Date.now() / 1000), {
           method: request.method,
           url: request.path,
           body: request.body?.plain,
@@ -94,7 +95,7 @@ async function signIn(pool: pg.Pool, issuer: SessionIssuer, userId: string, emai
 async function withForeignSession(request: FuzzRequest): Promise<WireRequest> {
   const headers = { ...request.headers };
   if (request.foreignSessionSub !== undefined) {
-    headers['x-forwarded-session'] = await mintSession({
+    headers[SESSION_HEADER] = await mintSession({
       claims: { sub: request.foreignSessionSub, roles: ['*'], sid: undefined },
     });
   }

@@ -107,7 +107,8 @@ function isObject(node: FuzzJson): boolean {
   );
 }
 
-function insertMiddle(text: string, inserted: string): string {
+/** `inserted` in the middle of `text`. */
+export function insertMiddle(text: string, inserted: string): string {
   const middle = Math.floor(text.length / 2);
   return text.slice(0, middle) + inserted + text.slice(middle);
 }

@@ -3,12 +3,11 @@
  * a `Violation` that names the class of defect and describes the whole exchange: what came back and what
  * the server logged for it.
  */
-import { eventually } from '../support/eventually.ts';
 import type { FuzzGateway } from './fuzz-gateway.ts';
 import type { WireResponse } from './raw-http.ts';
 import type { FuzzRequest } from './request-arbitrary.ts';
 import { responseProblems, type Problem } from './response-invariants.ts';
-import { changedTables, type RowCounter, type RowCounts } from './row-counts.ts';
+import { changedTables, rowsSettled, type RowCounter } from './row-counts.ts';
 
 /** A broken property. `kind` groups failures with one cause (same defect, same logged error). */
 export class Violation extends Error {
@@ -56,7 +55,7 @@ export function refusalWritesNothing(
   return async (request) => {
     const first = await countedExchange(fuzz, counter, request);
     if (!isRefusal(first.res) || first.changed.length === 0) return;
-    await settled(counter);
+    await rowsSettled(counter, 'background work to settle', 3);
     const again = await countedExchange(fuzz, counter, request);
     if (!isRefusal(again.res) || again.changed.length === 0) return;
     const tables = again.changed.map((change) => change.split(':')[0]).join(', ');
@@ -100,23 +99,6 @@ async function countedExchange(fuzz: FuzzGateway, counter: RowCounter, request: 
 
 function isRefusal(res: WireResponse): boolean {
   return res.status >= 400 && res.status < 500;
-}
-
-/** Until row counts hold still for a few polls: background passes run every 50 ms and end within a second. */
-async function settled(counter: RowCounter): Promise<void> {
-  let last: RowCounts = await counter.counts();
-  let quiet = 0;
-  await eventually(
-    'background work to settle',
-    30_000,
-    async () => {
-      const now = await counter.counts();
-      quiet = changedTables(last, now).length === 0 ? quiet + 1 : 0;
-      last = now;
-      return quiet >= 3 ? true : undefined;
-    },
-    100,
-  );
 }
 
 function violation(problems: Problem[], res: WireResponse, logged: string | undefined): Violation {

@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { badCharacter, hostileString } from './hostile-values.ts';
 import { toJsonText, type FuzzJson } from './json-text.ts';
+import { insertMiddle } from './mutations.ts';
 import type { RequestContext } from './request-arbitrary.ts';
 import type { RouteHint } from './route-hints.ts';
 import type { FuzzTarget, SchemaRef } from './route-targets.ts';
@@ -170,10 +171,4 @@ function percentEncode(text: string): string {
     const bytes = [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)];
     return bytes.map((byte) => `%${byte.toString(16).toUpperCase()}`).join('');
   });
-}
-
-/** `inserted` in the middle of `text`. */
-function insertMiddle(text: string, inserted: string): string {
-  const middle = Math.floor(text.length / 2);
-  return text.slice(0, middle) + inserted + text.slice(middle);
 }

@@ -1,7 +1,7 @@
 /**
- * What every answer of the gateway must satisfy, whatever was sent (DECISIONS.md, "Errors"): no 5xx; a 4xx
- * is `application/problem+json` with a dotted lower-case `code` and the `requestId`; and no body shows a
- * stack trace, a source path, SQL or a database driver's message.
+ * What every answer of the gateway must satisfy, whatever was sent (docs/errors.md): no 5xx; a 4xx is
+ * `application/problem+json` with a dotted lower-case `code` and the `requestId`; and no body shows a stack
+ * trace, a source path, SQL or a database driver's message.
  */
 import type { WireResponse } from './raw-http.ts';
 

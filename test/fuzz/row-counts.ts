@@ -3,6 +3,7 @@
  * nothing. The tables are read from the catalogue, so a table a plugin adds later is counted too.
  */
 import type pg from 'pg';
+import { eventually } from '../support/eventually.ts';
 
 export type RowCounts = ReadonlyMap<string, number>;
 
@@ -52,4 +53,24 @@ export function changedTables(before: RowCounts, after: RowCounts): string[] {
     if (was !== count) changed.push(`${name}: ${was} → ${count}`);
   }
   return changed;
+}
+
+/**
+ * Waits until the row counts hold still for `quietPolls` polls in a row, 100 ms apart: background passes (the
+ * queue, verifications, webhooks) run every 50 ms and end within a second.
+ */
+export async function rowsSettled(counter: RowCounter, what: string, quietPolls: number): Promise<void> {
+  let last: RowCounts = await counter.counts();
+  let quiet = 0;
+  await eventually(
+    what,
+    30_000,
+    async () => {
+      const now = await counter.counts();
+      quiet = changedTables(last, now).length === 0 ? quiet + 1 : 0;
+      last = now;
+      return quiet >= quietPolls ? true : undefined;
+    },
+    100,
+  );
 }

@@ -4,6 +4,7 @@
  * every case instead and lists each distinct failure once (settings.ts).
  */
 import fc from 'fast-check';
+import { SESSION_HEADER } from '../../gateway/src/gate/gate.ts';
 import { Violation } from './properties.ts';
 import type { FuzzRequest } from './request-arbitrary.ts';
 import type { FuzzSettings } from './settings.ts';
@@ -90,7 +91,7 @@ export function describeRequest(request: FuzzRequest): string {
     lines.push(`  ${name}: ${JSON.stringify(value).slice(0, 200)}`);
   if (request.foreignSessionSub !== undefined)
     lines.push(
-      `  x-forwarded-session: <a dashboard's token for sub ${JSON.stringify(request.foreignSessionSub.slice(0, 100))}>`,
+      `  ${SESSION_HEADER}: <a dashboard's token for sub ${JSON.stringify(request.foreignSessionSub.slice(0, 100))}>`,
     );
   if (request.body) lines.push(`  body: ${request.body.description}`);
   return lines.join('\n');

@@ -8,11 +8,10 @@ import argon2 from 'argon2';
 import type pg from 'pg';
 import { ARGON2_PARAMS } from '../../plugins/auth/src/service/password-hasher.ts';
 import { userStore } from '../../plugins/auth/src/store/user-store.ts';
-import { eventually } from '../support/eventually.ts';
 import { textMessage } from '../support/whatsapp.ts';
 import type { Caller } from './credentials.ts';
 import type { HttpClient } from './raw-http.ts';
-import { changedTables, rowCounter } from './row-counts.ts';
+import { rowCounter, rowsSettled } from './row-counts.ts';
 import { canonical } from '../support/accounts.ts';
 
 export interface SeededData {
@@ -74,27 +73,10 @@ export async function seedData(deps: {
     '/webhook/chat',
     textMessage({ from: '6281234567890', text: 'hello, I want to buy', id: 'wamid.seed.1' }),
   );
-  await settled(deps.pool);
+  // Background work (verifications, webhooks, the message) must stop changing row counts first.
+  await rowsSettled(await rowCounter(deps.pool), 'seeded rows to settle', 4);
   const { ids, rowIds } = await everyUuid(deps.pool);
   return { apiKey: own.key, ids, rowIds, protectedIds: [own.id, own.keyId] };
-}
-
-/** Waits until background work (verifications, webhooks, the message) stops changing row counts. */
-async function settled(pool: pg.Pool): Promise<void> {
-  const counter = await rowCounter(pool);
-  let last = await counter.counts();
-  let quiet = 0;
-  await eventually(
-    'seeded rows to settle',
-    30_000,
-    async () => {
-      const now = await counter.counts();
-      quiet = changedTables(last, now).length === 0 ? quiet + 1 : 0;
-      last = now;
-      return quiet >= 4 ? true : undefined;
-    },
-    100,
-  );
 }
 
 async function everyUuid(pool: pg.Pool): Promise<Pick<SeededData, 'ids' | 'rowIds'>> {

@@ -1,6 +1,6 @@
 /**
  * Polls `probe` until it returns a value (not undefined) or the deadline passes, naming what it waited for:
- * waiting on observable state instead of sleeping a fixed time (testing guide, "Rules of thumb").
+ * waiting on observable state instead of sleeping a fixed time (docs/testing.md, "Rules the suites follow").
  */
 export async function eventually<T>(
   what: string,

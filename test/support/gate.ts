@@ -1,5 +1,7 @@
 import { encode } from '@auth/core/jwt';
-import { signatureHeader } from '../../gateway/src/gate/hmac.ts';
+import { SIGNATURE_HEADER, signatureHeader } from '../../gateway/src/gate/hmac.ts';
+import { SESSION_HEADER } from '../../gateway/src/gate/gate.ts';
+import { GATE_METRIC_NAMES } from '../../gateway/src/gate/gate-metrics.ts';
 
 export const INTERNAL_SECRET = 'internal-secret-0123456789abcdef-0123456789';
 export const INTERNAL_SECRET_NEXT = 'internal-secret-next-9876543210fedcba-98765';
@@ -54,7 +56,7 @@ export async function gateHeaders(
   url: string,
   body?: string,
 ): Promise<Record<string, string>> {
-  return { 'x-internal-signature': sign({ method, url, body }), 'x-forwarded-session': await mintSession() };
+  return { [SIGNATURE_HEADER]: sign({ method, url, body }), [SESSION_HEADER]: await mintSession() };
 }
 
 /** `gatehouse_auth_gate_decisions_total` as {"layer outcome": value} for one mode. */
@@ -62,7 +64,10 @@ export async function decisions(metricsUrl: string): Promise<Record<string, numb
   const text = await (await fetch(`${metricsUrl}/metrics`)).text();
   const out: Record<string, number> = {};
   for (const match of text.matchAll(
-    /^gatehouse_auth_gate_decisions_total\{layer="(\w+)",mode="\w+",outcome="(\w+)"\} (\d+)$/gm,
+    new RegExp(
+      `^${GATE_METRIC_NAMES.decisions}\\{layer="(\\w+)",mode="\\w+",outcome="(\\w+)"\\} (\\d+)$`,
+      'gm',
+    ),
   )) {
     out[`${match[1]} ${match[2]}`] = Number(match[3]);
   }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { eventually } from './eventually.ts';
-import { freePort, isRunning, spawnNpm, type GatewayProcess } from './process.ts';
+import { endsWithTest, freePort, isRunning, spawnNpm, type GatewayProcess } from './process.ts';
 
 /** A data directory for an embedded PostgreSQL, and the ports that keep a spawned gateway apart. */
 export interface Isolation {
@@ -48,7 +48,7 @@ export async function npmStart(
   where: Isolation,
   extraEnv: Record<string, string> = {},
 ): Promise<StartedGateway> {
-  const npm = spawnNpm({ args: ['start', '--silent'], env: { ...where.env, ...extraEnv } });
+  const npm = endsWithTest(spawnNpm({ args: ['start', '--silent'], env: { ...where.env, ...extraEnv } }));
   await npm.waitForOutput(/"msg":"gateway listening"/);
   const line =
     npm

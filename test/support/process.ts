@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +21,16 @@ export function processEnv(overrides: Record<string, string> = {}): Record<strin
   };
 }
 
-export interface GatewayProcess {
+/** A spawned child, as `endsWithTest` ends it. */
+export interface EndableProcess {
+  child: ChildProcess;
+  /** Resolves once the process ends. */
+  exited: Promise<unknown>;
+  /** Whether the child leads a process group of its own (spawned `detached`): ending it ends the group. */
+  group?: boolean;
+}
+
+export interface GatewayProcess extends EndableProcess {
   child: ChildProcessWithoutNullStreams;
   stdout(): string;
   stderr(): string;
@@ -43,21 +52,34 @@ export function spawnGateway(options: {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
     detached: options.detached ?? false,
   });
-  return observe(child);
+  return observe(child, options.detached ?? false);
 }
 
 /**
  * Ties a spawned process to the running test: when the test ends (passed, failed or timed out: vitest runs the
  * hook in every case) the process is killed unless it has exited, and the hook waits for its exit, so no child
- * outlives its test. Call it right after spawning, before awaiting anything.
+ * outlives its test. A child leading a process group of its own (`npm`, a detached gateway) takes its group with
+ * it: what it started is killed too, even when the leader has already exited. Call it right after spawning,
+ * before awaiting anything; cleanup that must come after the kill goes in an `onTestFinished` hook registered
+ * before the spawn (vitest runs those hooks in reverse order).
  */
-export function endsWithTest<T extends GatewayProcess>(spawned: T): T {
+export function endsWithTest<T extends EndableProcess>(spawned: T): T {
   onTestFinished(async () => {
     const { child } = spawned;
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (spawned.group === true && child.pid !== undefined) killGroup(child.pid);
+    else if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await spawned.exited;
   });
   return spawned;
+}
+
+/** SIGKILL to every process of the group `pgid` leads; nothing when none is left. */
+function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
 }
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -72,10 +94,10 @@ export function spawnNpm(options: { args: string[]; env: Record<string, string> 
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
     detached: true,
   });
-  return observe(child);
+  return observe(child, true);
 }
 
-function observe(child: ChildProcessWithoutNullStreams): GatewayProcess {
+function observe(child: ChildProcessWithoutNullStreams, group: boolean): GatewayProcess {
   let out = '';
   let err = '';
   const listeners = new Set<() => void>();
@@ -90,6 +112,7 @@ function observe(child: ChildProcessWithoutNullStreams): GatewayProcess {
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,
+    group,
     stdout: () => out,
     stderr: () => err,
     exited,

@@ -4,9 +4,9 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /**
- * Finds an external test peer (promtool, slapd, chromium). In CI (`CI=true`) a missing tool fails the
- * test loudly; locally the test is skipped with a message naming the Debian package to install
- * (testing guide, "Rules of thumb").
+ * Finds an external test peer (promtool, slapd, chromium). In CI (`CI=true`) a missing tool fails the test
+ * loudly; locally the test is skipped with a message naming the Debian package to install (docs/testing.md,
+ * "Rules the suites follow").
  */
 export async function requireTool(command: string, debianPackage: string): Promise<string | null> {
   try {

@@ -17,16 +17,17 @@ export interface AuditWriter {
   /** Writes the row and resolves when it is stored; for audits that must not be lost (sign-in events). */
   write(record: AuditRecord): Promise<void>;
   /**
-   * Fire-and-forget (002 "Audit log": rows written fire-and-forget): the request does not wait, a failure
-   * is logged, never thrown. Pending writes are awaited by `flush()` at shutdown.
+   * Fire-and-forget: the request does not wait for its row, and a failure is logged, never thrown, so a
+   * database problem loses rows without failing requests (docs/api-auth-gate.md, "What to watch"). Pending
+   * writes are awaited by `flush()` at shutdown.
    */
   writeLater(record: AuditRecord): void;
   flush(): Promise<void>;
 }
 
 /**
- * Keys whose values must never reach the audit table (brief, "Security"): the writer drops them even if
- * a caller passes them by mistake.
+ * Keys whose values must never reach the audit table, which many people read and which is kept for long: no
+ * secret, password or token is ever audited, so the writer drops them even if a caller passes them by mistake.
  */
 // Keys that end in a secret's name (password, newPassword, accessToken, apiKey, clientSecret, totpCode...),
 // not keys that merely mention one (passwordMinLength is a setting, not a secret).

@@ -9,7 +9,7 @@ import type { Settings } from '../settings.ts';
 import type { HookCollector } from './hooks.ts';
 
 /**
- * The API gate (issue 3) fills pipeline slots 5-7 before any plugin registers, so plugin slot handlers
+ * The API gate (ADR 0004) fills pipeline slots 5-7 before any plugin registers, so plugin slot handlers
  * run after it. Collapsed failure summaries are swept every 5 s and flushed at shutdown.
  */
 export function installGate(deps: {

@@ -2,7 +2,16 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { BootError } from '../boot-error.ts';
 
-export async function listen(server: Server, port: number, host: string, setting: string): Promise<void> {
+/**
+ * Binds `server` to `host:port`; a port in use or not allowed refuses boot naming the setting that chose it
+ * (`setting`: PORT or METRICS_PORT), like every other boot problem.
+ */
+export async function listenOrRefuse(
+  server: Server,
+  port: number,
+  host: string,
+  setting: string,
+): Promise<void> {
   server.listen(port, host);
   try {
     await once(server, 'listening');
@@ -14,6 +23,7 @@ export async function listen(server: Server, port: number, host: string, setting
   }
 }
 
+/** The URL a client on this machine reaches a listening server at (a wildcard address becomes 127.0.0.1). */
 export function urlOf(server: Server): string {
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('server is not listening on TCP');
@@ -21,6 +31,7 @@ export function urlOf(server: Server): string {
   return `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
 }
 
+/** Closes a listening server and every connection it still holds; nothing when it does not listen. */
 export async function closeServer(server: Server | undefined): Promise<void> {
   if (!server?.listening) return;
   const closed = once(server, 'close');

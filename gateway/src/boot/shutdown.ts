@@ -7,8 +7,9 @@ import type { Logger } from '../logger.ts';
 import { closeServer } from './listeners.ts';
 
 /**
- * DECISIONS.md, "Shutdown": stop accepting, drain in-flight requests (bounded by SHUTDOWN_TIMEOUT_MS),
- * then close plugins, flush audit writes, close the pool and stop the embedded Postgres.
+ * Stops in the order that loses no work: stop accepting, drain in-flight requests (bounded by
+ * SHUTDOWN_TIMEOUT_MS, docs/configuration.md), then close plugins, flush audit writes, close the pool and
+ * stop the embedded Postgres, which the draining requests and the audit flush still need.
  */
 export async function shutdown(deps: {
   server: Server;

@@ -3,7 +3,7 @@ import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 import { integer, list, oneOf, port, secret } from './env-schema.ts';
 
-/** The plugins a gateway runs when GATEWAY_PLUGINS is unset (DECISIONS.md, "Plugins"). */
+/** The plugins a gateway runs when GATEWAY_PLUGINS is unset (docs/configuration.md, "Core variables"). */
 export const DEFAULT_PLUGINS = ['auth', 'kyc', 'messaging', 'realtime'] as const;
 
 /** CORS_ORIGINS: each entry an exact origin; each bad entry is named in its own message. */

@@ -2,8 +2,8 @@ import { z } from 'zod';
 
 /**
  * Building blocks for environment-variable schemas. Environment variables are the contract between the
- * operator and the gateway (DECISIONS.md, "Config"), so every plugin describes its variables with these
- * helpers and the loader parses them all once at boot.
+ * operator and the gateway (docs/configuration.md), so every plugin describes its variables with these
+ * helpers and the loader parses them all once at boot, with the same rules.
  */
 
 /** Secrets registered here may also be given as `NAME_FILE` (a path), and are never echoed in errors. */

@@ -9,7 +9,8 @@ export type ReadResult<T> = { ok: true; value: T } | { ok: false; problems: stri
 
 /**
  * Reads the variables an env schema declares from `env` and validates them, collecting every problem
- * instead of stopping at the first (DECISIONS.md, "Config": every invalid variable is reported).
+ * instead of stopping at the first, so one round of fixes is enough (docs/configuration.md, "Invalid
+ * configuration").
  *
  * - An empty string counts as unset: manifests and shells often export `NAME=`.
  * - A secret may come from `NAME_FILE`; giving both is ambiguous and reported. A trailing newline in the

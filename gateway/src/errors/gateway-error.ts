@@ -1,5 +1,5 @@
 /**
- * One base error for the whole gateway (DECISIONS.md, "Errors"): every error a client may see carries a
+ * One base error for the whole gateway (docs/errors.md): every error a client may see carries a
  * stable dotted `code` and an HTTP status, and is turned into RFC 9457 problem+json by one mapper
  * (`problem.ts`). Plugins never subclass per error: they declare a catalogue (`catalogue.ts`) and create
  * errors from it, so the set of codes a plugin can answer with is known at boot and documented.

@@ -1,7 +1,7 @@
 import { coreErrors } from './core-errors.ts';
 import { isGatewayError, type GatewayError } from './gateway-error.ts';
 
-/** The RFC 9457 body every 4xx/5xx carries (DECISIONS.md, "Errors", binding). */
+/** The RFC 9457 body every 4xx/5xx carries, a shape clients rely on (docs/errors.md). */
 export interface ProblemDetails {
   type: string;
   title: string;

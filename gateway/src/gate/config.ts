@@ -4,7 +4,10 @@ import { integer, oneOf, secret } from '../config/env-schema.ts';
 export const API_AUTH_MODES = ['disabled', 'warn', 'enforce'] as const;
 export type ApiAuthMode = (typeof API_AUTH_MODES)[number];
 
-/** Comma-separated secrets, one or two: two only while rotating (DECISIONS.md, "API auth gate"). */
+/**
+ * Comma-separated secrets, one or two: two only while rotating, so that either is accepted meanwhile
+ * (docs/api-auth-gate.md, "Secret rotation").
+ */
 function secretList(minLength: number) {
   return z
     .string()
@@ -45,8 +48,8 @@ const upstreams = z
   .default([]);
 
 /**
- * The gate's environment variables (002 "Authentication"; DECISIONS.md, "API auth gate"). Rules that
- * involve APP_ENV are applied in `checkGateConfig`.
+ * The gate's environment variables (docs/configuration.md, "API gate variables"). Rules that involve
+ * APP_ENV are applied in `checkGateConfig`.
  */
 export const gateConfigSchema = z.object({
   API_AUTH_MODE: oneOf(API_AUTH_MODES).optional(),
@@ -78,8 +81,8 @@ export interface GateConfig {
 
 /**
  * The cross-variable rules: API_AUTH_MODE unset is a boot error outside development and `disabled` in
- * development (issue 3, "Modes"); warn and enforce need both secrets. The cookie name defaults as
- * Auth.js does: `__Secure-` prefixed when the dashboard is served over https.
+ * development, where `npm start` must work without secrets; warn and enforce need both secrets. The cookie
+ * name defaults as Auth.js does: `__Secure-` prefixed when the dashboard is served over https.
  */
 export function checkGateConfig(
   env: GateEnv,

@@ -2,7 +2,7 @@ import type { AuditWriter } from '../audit/audit-writer.ts';
 import type { Clock } from '../clock.ts';
 
 /**
- * One authentication failure, as the audit row describes it (DECISIONS.md, "API auth gate", "Audit"):
+ * One authentication failure, as the audit row describes it (docs/api-auth-gate.md, "Audit rows"):
  * the gate's two layers, and plugins' own credentials (the KYC API key) through the same collapsing.
  */
 export interface GateFailure {
@@ -33,11 +33,12 @@ interface Window {
 }
 
 /**
- * Collapses identical failures (same kind, reason, method, route, client ip) so a flood cannot flood audit_log
- * (issue 3, "Audit"). The first failure of a key in a one-minute window is written at once, so a single
- * failure is visible immediately; the rest of that window is counted and written as one summary row
- * (`count`, `collapsed: true`) when the window closes. At most two rows per key per minute; the counts of
- * a key's rows add up to its failures. Rows are appended, never updated: audit_log is append-only.
+ * Collapses identical failures (same kind, reason, method, route, client ip) so a flood cannot flood
+ * audit_log (ADR 0004; docs/api-auth-gate.md, "Audit rows"). The first failure of a key in a one-minute
+ * window is written at once, so a single failure is visible immediately; the rest of that window is counted
+ * and written as one summary row (`count`, `collapsed: true`) when the window closes. At most two rows per
+ * key per minute; the counts of a key's rows add up to its failures. Rows are appended, never updated:
+ * audit_log is append-only.
  *
  * Many distinct client addresses (a distributed flood) are bounded too: past `maxKeys` open windows, new
  * keys share one overflow key (their rows carry `ip` null).

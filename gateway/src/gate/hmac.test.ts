@@ -7,7 +7,7 @@ const keys = prepareSecrets([secret]);
 const request = { method: 'post', url: '/api/v1/leads?x=1', body: Buffer.from('{"a":1}') };
 
 describe('HMAC layer', () => {
-  it('signs exactly "<t>.<METHOD>.<path with query>.<raw body>" (DECISIONS.md, binding)', () => {
+  it('signs exactly "<t>.<METHOD>.<path with query>.<raw body>" (the format every dashboard signs)', () => {
     const expected = createHmac('sha256', secret)
       .update('1700000000.POST./api/v1/leads?x=1.{"a":1}')
       .digest('hex');

@@ -1,7 +1,8 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /**
- * Layer 1, the internal-secret HMAC (DECISIONS.md, "API auth gate", binding):
+ * Layer 1, the internal-secret HMAC, a format the dashboards sign and must not change
+ * (docs/api-auth-gate.md, "Signing requests from a dashboard"):
  *
  *   X-Internal-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<METHOD>.<path with query>.<raw body>")>
  *

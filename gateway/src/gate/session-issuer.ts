@@ -7,7 +7,10 @@ export interface SessionClaims {
   sub: string;
   email: string | null;
   roles: readonly string[];
-  /** The server-side session id: revoking it makes the token fail at the gate (DECISIONS.md, "Sessions"). */
+  /**
+   * The server-side session id: revoking it makes the token fail at the gate (plugins/auth/README.md,
+   * "Sessions and current roles").
+   */
   sid: string;
 }
 
@@ -17,10 +20,10 @@ export interface SessionIssuer {
 }
 
 /**
- * Mints the gateway's own session tokens in the Auth.js format (DECISIONS.md, "Sessions"): JWE, `dir`,
- * A256CBC-HS512, the key derived from the first AUTH_SECRET, its thumbprint as `kid`, `iat`/`exp`/`jti`
- * as Auth.js sets them. So the cookie's value works as `X-Forwarded-Session` and in the realtime
- * handshake, and an Auth.js dashboard sharing the secret can read it.
+ * Mints the gateway's own session tokens in the Auth.js format (ADR 0004, "Layer 2 follows Auth.js
+ * exactly"): JWE, `dir`, A256CBC-HS512, the key derived from the first AUTH_SECRET, its thumbprint as
+ * `kid`, `iat`/`exp`/`jti` as Auth.js sets them. So the cookie's value works as `X-Forwarded-Session` and
+ * in the realtime handshake, and an Auth.js dashboard sharing the secret can read it.
  */
 export async function createSessionIssuer(options: {
   secrets: readonly string[];

@@ -6,12 +6,14 @@ import type { Clock } from '../clock.ts';
 import { isCleanIdentifier } from '../text/storable-text.ts';
 
 /**
- * Layer 2, the forwarded session (DECISIONS.md, "API auth gate", binding): `X-Forwarded-Session` holds an
+ * Layer 2, the forwarded session (ADR 0004; a format the dashboards rely on): `X-Forwarded-Session` holds an
  * Auth.js session token, a compact JWE with `alg: dir` and `enc: A256CBC-HS512` (A256GCM accepted), whose
  * key is HKDF-SHA256(AUTH_SECRET, salt = cookie name, info = "Auth.js Generated Encryption Key (<salt>)").
- * It is decrypted, not signature-checked (002 "Authentication" 2).
+ * It is decrypted, not signature-checked: an Auth.js token is a JWE, not a signed JWT, and its authenticated
+ * encryption protects it as a signature would, so a token that decrypts was made with AUTH_SECRET.
  *
- * This one module serves the HTTP gate and, later, the socket.io handshake (002 "Events" 4).
+ * This one module serves the HTTP gate and, later, the socket.io handshake, so a realtime client
+ * authenticates with the same token and the same rules as an HTTP one (ADR 0004).
  *
  * Decrypting costs tens of microseconds; a busy dashboard sends the same token on every request, so
  * verified tokens are kept in a bounded LRU keyed by the token's SHA-256, each entry checked against its
@@ -126,38 +128,10 @@ export async function createSessionVerifier(options: {
   let resolver: SessionResolver | null = null;
 
   const decrypt = async (token: string, key: string): Promise<SessionResult> => {
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtDecrypt(
-        token,
-        (header) => {
-          // As Auth.js: the `kid` names the secret; without one, the first secret's key is tried.
-          const candidates = keys.filter((k) => k.enc === header.enc);
-          const chosen =
-            header.kid === undefined ? candidates[0] : candidates.find((k) => k.kid === header.kid);
-          if (!chosen) throw new joseErrors.JWEDecryptionFailed();
-          return chosen.key;
-        },
-        {
-          currentDate: options.clock.now(),
-          clockTolerance: CLOCK_TOLERANCE_SECONDS,
-          keyManagementAlgorithms: ['dir'],
-          contentEncryptionAlgorithms: Object.keys(ENCRYPTIONS),
-        },
-      ));
-    } catch (err) {
-      return { ok: false, reason: failureOf(err) };
-    }
-    const parsed = claims.safeParse(payload);
-    if (!parsed.success || typeof payload.exp !== 'number') return { ok: false, reason: 'claims' };
-    const identity: SessionIdentity = {
-      sub: parsed.data.sub,
-      email: parsed.data.email ?? null,
-      roles: parsed.data.roles ?? (parsed.data.role ? [parsed.data.role] : []),
-      sid: parsed.data.sid ?? null,
-    };
-    cache?.set(key, { identity, exp: payload.exp });
-    return { ok: true, identity };
+    const result = await decryptSession(token, keys, options.clock);
+    if (!result.ok) return result;
+    cache?.set(key, { identity: result.identity, exp: result.exp });
+    return { ok: true, identity: result.identity };
   };
 
   /**
@@ -200,6 +174,48 @@ export async function createSessionVerifier(options: {
       resolver = next;
     },
   };
+}
+
+/**
+ * Decrypts a token as Auth.js's `decode()` does and reads the identity it claims, with its `exp` (epoch
+ * seconds) for the cache. The costly step of a first sight of a token.
+ */
+async function decryptSession(
+  token: string,
+  keys: readonly DerivedKey[],
+  clock: Clock,
+): Promise<{ ok: true; identity: SessionIdentity; exp: number } | { ok: false; reason: SessionFailure }> {
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtDecrypt(
+      token,
+      (header) => {
+        // As Auth.js: the `kid` names the secret; without one, the first secret's key is tried.
+        const candidates = keys.filter((k) => k.enc === header.enc);
+        const chosen =
+          header.kid === undefined ? candidates[0] : candidates.find((k) => k.kid === header.kid);
+        if (!chosen) throw new joseErrors.JWEDecryptionFailed();
+        return chosen.key;
+      },
+      {
+        currentDate: clock.now(),
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        keyManagementAlgorithms: ['dir'],
+        contentEncryptionAlgorithms: Object.keys(ENCRYPTIONS),
+      },
+    ));
+  } catch (err) {
+    return { ok: false, reason: failureOf(err) };
+  }
+  const parsed = claims.safeParse(payload);
+  if (!parsed.success || typeof payload.exp !== 'number') return { ok: false, reason: 'claims' };
+  const identity: SessionIdentity = {
+    sub: parsed.data.sub,
+    email: parsed.data.email ?? null,
+    roles: parsed.data.roles ?? (parsed.data.role ? [parsed.data.role] : []),
+    sid: parsed.data.sid ?? null,
+  };
+  return { ok: true, identity, exp: payload.exp };
 }
 
 function settle(identity: SessionIdentity | null): SessionResult {

@@ -3,12 +3,12 @@ import { coreErrors } from '../errors/core-errors.ts';
 import { mayHoldUnstorableText } from './client-text.ts';
 import { exceedsDepth, MAX_JSON_DEPTH } from './json-depth.ts';
 
-/** 002 "Limits": body size. */
+/** The largest request body the gateway reads, whatever its type (docs/errors.md, `request.too_large`). */
 export const BODY_LIMIT = '50mb';
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /**
- * 002 step 3: JSON body parsing with the 50 MB limit, keeping the raw bytes for signature checks.
+ * Pipeline step 3: JSON body parsing with the 50 MB limit, keeping the raw bytes for signature checks.
  *
  * Bodies of other types are not parsed, but their bytes are kept too (`req.rawBody`, same limit): gate
  * layer 1 signs the raw body whatever its type, and a proxied request re-sends exactly those bytes. A

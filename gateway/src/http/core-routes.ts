@@ -22,7 +22,10 @@ export interface CoreRouteDeps {
   apiAuthMode: ApiAuthMode;
 }
 
-/** The core's routes (issue 2, "Routes of the core"; DECISIONS.md, "Health"). */
+/**
+ * The core's routes (README.md, "Endpoints of the core"): the landing answer, the cheap liveness check, the
+ * deep health report, and who the gate says the caller is.
+ */
 export function registerCoreRoutes(routes: RouteRegistrar, deps: CoreRouteDeps): void {
   // The landing body never changes while the process runs: serialise it once.
   const landing = Buffer.from(
@@ -54,7 +57,7 @@ export function registerCoreRoutes(routes: RouteRegistrar, deps: CoreRouteDeps):
     },
   });
 
-  // Gated: it discloses internals (002 "Endpoints").
+  // Gated: it discloses internals (the database, the migrations, which routes are exempt).
   routes.add({
     method: 'GET',
     path: '/api/v1/health/full',
@@ -64,7 +67,7 @@ export function registerCoreRoutes(routes: RouteRegistrar, deps: CoreRouteDeps):
         res.json(report);
         return;
       }
-      // Every 5xx is problem+json (DECISIONS.md, "Errors"); the report travels as extension members.
+      // Every 5xx is problem+json (docs/errors.md); the report travels as extension members.
       const failing = failingChecks(report);
       throw coreErrors.create('service.unavailable', {
         detail: `Health checks not ok: ${failing.join(', ')}`,
@@ -129,7 +132,7 @@ async function fullHealth(deps: CoreRouteDeps): Promise<FullHealthReport> {
   return {
     status: statuses.includes('down') ? 'down' : statuses.includes('degraded') ? 'degraded' : 'ok',
     checks: { database, migrations, listeners, plugins: Object.fromEntries(plugins) },
-    // Operators can see which routes skip the API gate (issue 3, "Exempt routes").
+    // Operators review which routes skip the API gate before each phase (docs/api-auth-gate.md).
     exemptRoutes: deps.routeTable
       .list()
       .filter((route) => route.exempt)

@@ -1,5 +1,7 @@
 import cors from 'cors';
 import type { RequestHandler } from 'express';
+import { SESSION_HEADER } from '../gate/gate.ts';
+import { SIGNATURE_HEADER } from '../gate/hmac.ts';
 import { requestIdFor } from './request-context.ts';
 
 /** Headers a browser client may send cross-origin, and those it may read back. */
@@ -7,8 +9,8 @@ const ALLOWED_HEADERS = [
   'Content-Type',
   'Authorization',
   'X-Request-Id',
-  'X-Internal-Signature',
-  'X-Forwarded-Session',
+  displayName(SIGNATURE_HEADER),
+  displayName(SESSION_HEADER),
   'X-Api-Key',
   'Idempotency-Key',
 ];
@@ -21,7 +23,7 @@ const EXPOSED_HEADERS = [
 ];
 
 /**
- * 002 step 2: cross-origin handling with an allow-list (CORS_ORIGINS), by the `cors` package.
+ * Pipeline step 2: cross-origin handling with an allow-list (CORS_ORIGINS), by the `cors` package.
  *
  * Browsers send `Origin` on every cross-origin request, so a request without it is same-origin or not
  * from a browser: it needs no CORS headers, only `Vary: Origin`, so a shared cache never serves a
@@ -42,11 +44,19 @@ export function crossOrigin(allowedOrigins: readonly string[]): RequestHandler {
       next();
       return;
     }
-    // A preflight is answered here, before step 4 gives requests their id; it still carries one
-    // (DECISIONS.md, "Request id").
+    // A preflight is answered here, before step 4 gives requests their id; it still carries one, as every
+    // answer does (docs/errors.md, "Rules the mapper enforces").
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
       res.setHeader('X-Request-Id', requestIdFor(req));
     }
     handle(req, res, next);
   };
+}
+
+/** A header name as it is usually written, `x-forwarded-session` → `X-Forwarded-Session`. */
+function displayName(header: string): string {
+  return header.replace(
+    /(^|-)([a-z])/g,
+    (_match, dash: string, letter: string) => dash + letter.toUpperCase(),
+  );
 }

@@ -5,7 +5,7 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import { PROBLEM_CONTENT_TYPE, toGatewayError, toProblem } from '../errors/problem.ts';
 import { requestIdFor } from './request-context.ts';
 
-/** 002 step 8: hands the request to the route matched in step 4, or reports that none matched. */
+/** Pipeline step 8: hands the request to the route matched in step 4, or reports that none matched. */
 export const dispatch: RequestHandler = (req, res, next) => {
   const route = req.gatehouse.route;
   if (route === null) {
@@ -17,7 +17,7 @@ export const dispatch: RequestHandler = (req, res, next) => {
 };
 
 /**
- * 002 step 9: the common error handler. Every error becomes problem+json (DECISIONS.md, "Errors"); only
+ * Pipeline step 9: the common error handler. Every error becomes problem+json (docs/errors.md); only
  * catalogue data leaves the process. Unexpected errors are logged with the request id, so a client's
  * requestId finds the stack in the logs.
  */

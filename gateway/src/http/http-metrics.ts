@@ -8,13 +8,20 @@ export interface HttpMetrics {
 }
 
 /**
- * `http_request_duration_seconds{method,route,status_code}` (DECISIONS.md, "Metrics"). Label children
- * are cached per (method, route, status): prom-client otherwise hashes the label object on every observe.
- * The cache is bounded by the route table times the status codes in use.
+ * The name of the request-duration histogram, a contract with the dashboards and alerts built on it
+ * (docs/api-auth-gate.md, "What to watch"). Renaming it is a breaking change.
+ */
+export const HTTP_DURATION_METRIC = 'http_request_duration_seconds';
+
+/**
+ * `http_request_duration_seconds{method,route,status_code}`, `route` being the route pattern, never the raw
+ * path, so the series stay few and no client-chosen text reaches the metrics (docs/api-auth-gate.md, "What to
+ * watch"). Label children are cached per (method, route, status): prom-client otherwise hashes the label
+ * object on every observe. The cache is bounded by the route table times the status codes in use.
  */
 export function createHttpMetrics(registry: Registry): HttpMetrics {
   const histogram = new Histogram({
-    name: 'http_request_duration_seconds',
+    name: HTTP_DURATION_METRIC,
     help: 'Duration of HTTP requests on the public port, by route pattern',
     labelNames: ['method', 'route', 'status_code'] as const,
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],

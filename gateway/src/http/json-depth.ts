@@ -1,6 +1,6 @@
 /**
- * How deep a parsed JSON body may nest (document 002, "Limits"). V8 parses any depth without trouble,
- * but much of what handles a body afterwards recurses (zod, JSON.stringify for jsonb columns, pg's
+ * How deep a parsed JSON body may nest (docs/errors.md, `request.too_deep`). V8 parses any depth without
+ * trouble, but much of what handles a body afterwards recurses (zod, JSON.stringify for jsonb columns, pg's
  * parameter serialisation) and overflows the stack on a few thousand levels. 64 is far beyond any
  * document the gateway's routes or its upstreams expect.
  */

@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
-import { PROBLEM_CONTENT_TYPE, problemType } from '../errors/problem.ts';
+import { coreErrors } from '../errors/core-errors.ts';
+import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.ts';
+
+const NOT_FOUND = coreErrors.create('request.not_found', {
+  detail: 'This listener serves GET /metrics only',
+});
 
 /**
- * Prometheus exposition on its own listener (DECISIONS.md, "Metrics"): never on the public port, so
- * internals are not exposed to API clients and scraping does not compete with the API's pipeline.
+ * Prometheus exposition on its own listener (docs/configuration.md, `METRICS_PORT`): never on the public
+ * port, so internals are not exposed to API clients and scraping does not compete with the API's pipeline.
  */
 export function createMetricsServer(registry: Registry): Server {
   return createServer((req, res) => {
@@ -23,17 +28,10 @@ export function createMetricsServer(registry: Registry): Server {
       );
       return;
     }
+    // The same problem document as the public listener's 404, from the same catalogue.
     const requestId = randomUUID();
-    res.writeHead(404, { 'Content-Type': PROBLEM_CONTENT_TYPE, 'X-Request-Id': requestId });
-    res.end(
-      JSON.stringify({
-        type: problemType('request.not_found'),
-        title: 'No route matches this request',
-        status: 404,
-        detail: 'This listener serves GET /metrics only',
-        code: 'request.not_found',
-        requestId,
-      }),
-    );
+    const problem = toProblem(NOT_FOUND, requestId);
+    res.writeHead(problem.status, { 'Content-Type': PROBLEM_CONTENT_TYPE, 'X-Request-Id': requestId });
+    res.end(JSON.stringify(problem));
   });
 }

@@ -15,7 +15,8 @@ import { requestContext } from './request-context.ts';
 import { securityHeaders } from './security-headers.ts';
 
 /**
- * The request processing order of document 002, exactly:
+ * The request processing order, exactly (ADR 0003): every request passes the same nine steps, and the
+ * gates (5-7) know the route before it runs because step 4 matched it.
  *
  *   1 security headers → 2 CORS → 3 JSON body (50 MB, raw bytes kept) → 4 request id + logging
  *   → 5 gate layer 1 → 6 gate layer 2 → 7 sensitive-access audit → 8 route handler → 9 error handler

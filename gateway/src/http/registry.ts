@@ -11,6 +11,9 @@ const MISNAMED_DEFAULT_GAUGES = [
   'nodejs_active_resources_total',
 ];
 
+/** The name of the dropped-log-lines counter (README.md, "Endpoints of the core"). */
+export const DROPPED_LOG_LINES_METRIC = 'gatehouse_log_dropped_lines_total';
+
 /**
  * The gateway's own registry (never prom-client's global one), with the default process metrics and
  * `gatehouse_log_dropped_lines_total`: a log reader that stalls must show up somewhere other than the logs.
@@ -20,7 +23,7 @@ export function createMetricsRegistry(options: { droppedLogLines: () => number }
   collectDefaultMetrics({ register: registry });
   for (const name of MISNAMED_DEFAULT_GAUGES) registry.removeSingleMetric(name);
   new Counter({
-    name: 'gatehouse_log_dropped_lines_total',
+    name: DROPPED_LOG_LINES_METRIC,
     help: 'Log lines dropped because the log reader fell behind (stdout blocked)',
     registers: [registry],
     collect() {

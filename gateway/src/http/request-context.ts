@@ -6,7 +6,10 @@ import type { AccessLog } from './access-log.ts';
 import { UNMATCHED_ROUTE, type HttpMetrics } from './http-metrics.ts';
 import './request-state.ts';
 
-/** DECISIONS.md, "Request id": at most 128 safe characters, else a new id is made. */
+/**
+ * A client's request id is kept when it is at most 128 safe characters, else a new id is made
+ * (docs/errors.md, "Rules the mapper enforces"): it is echoed in headers, logs and audit rows.
+ */
 const SAFE_REQUEST_ID = /^[\w.:@+=~-]{1,128}$/;
 
 export function requestIdFor(req: Request): string {
@@ -15,9 +18,9 @@ export function requestIdFor(req: Request): string {
 }
 
 /**
- * 002 step 4: request id and structured logging. Also matches the route (once per request), so the
- * gates know whether it is exempt and logs, metrics and audit rows carry the route pattern.
- * One log line and one histogram observation per request, when the response closes.
+ * Pipeline step 4: request id and structured logging. Also matches the route (once per request), so the gates
+ * know whether it is exempt and logs, metrics and audit rows carry the route pattern. One log line and one
+ * histogram observation per request, when the response closes.
  */
 export function requestContext(deps: {
   routes: RouteTable;

@@ -3,7 +3,7 @@ import type { MatchedRoute } from '../plugin/route-table.ts';
 
 /** What the pipeline knows about a request, attached by step 4 (request id and logging). */
 export interface RequestState {
-  /** The request id (DECISIONS.md, "Request id"): echoed in X-Request-Id, logs and audit rows. */
+  /** The request id (docs/errors.md, "The problem document"): echoed in X-Request-Id, logs and audit rows. */
   readonly id: string;
   /** The route the request matched, known before the gates run; null when no route matches. */
   readonly route: MatchedRoute | null;
@@ -15,7 +15,7 @@ declare module 'express-serve-static-core' {
   interface Request {
     /** Set by the request-context step; absent only in the security-header and CORS steps. */
     gatehouse: RequestState;
-    /** The exact bytes of a JSON body, kept for signature checks (002 step 3). */
+    /** The exact bytes of a JSON body, kept for signature checks (pipeline step 3). */
     rawBody?: Buffer;
     /**
      * The parsed JSON body, set by the body step when its bytes showed it cannot hold text the route

@@ -2,12 +2,12 @@ import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 
 /**
- * 002 step 1: security headers, with helmet configured for a JSON API rather than for HTML pages
- * (OWASP REST Security Cheat Sheet, "Security headers"): no content may run or be framed, HTTPS is
- * pinned, types are not sniffed, no referrer leaks. Headers that only matter for HTML documents or for
- * retired browsers (X-XSS-Protection, X-Download-Options, X-DNS-Prefetch-Control, X-Permitted-Cross-
- * Domain-Policies, Origin-Agent-Cluster, Cross-Origin-Opener-Policy) are not sent. A plugin serving an
- * HTML page (the KYC API explorer) sets the policy that page needs on its own route.
+ * Pipeline step 1: security headers, with helmet configured for a JSON API rather than for HTML pages (OWASP
+ * REST Security Cheat Sheet, "Security headers"): no content may run or be framed, HTTPS is pinned, types are
+ * not sniffed, no referrer leaks. Headers that only matter for HTML documents or for retired browsers
+ * (X-XSS-Protection, X-Download-Options, X-DNS-Prefetch-Control, X-Permitted-Cross-Domain-Policies,
+ * Origin-Agent-Cluster, Cross-Origin-Opener-Policy) are not sent. A plugin serving an HTML page (the KYC API
+ * explorer) sets the policy that page needs on its own route.
  */
 export function securityHeaders(): RequestHandler {
   return helmet({

@@ -4,10 +4,15 @@ import { createProxyMiddleware, proxyEventsPlugin, type Plugin } from 'http-prox
 import type { Logger } from 'pino';
 import { coreErrors } from '../errors/core-errors.ts';
 import type { UpstreamConfig } from '../gate/config.ts';
+import { SESSION_HEADER } from '../gate/gate.ts';
+import { SIGNATURE_HEADER } from '../gate/hmac.ts';
 import type { RouteRegistrar } from '../plugin/route-table.ts';
 import { sendProblem } from './error-handler.ts';
 
-/** Identity headers the gateway sets for upstreams; a client can never send its own (issue 3, point 7). */
+/**
+ * Identity headers the gateway sets for upstreams; a client can never send its own, so an upstream may trust
+ * them (docs/api-auth-gate.md, "Upstream proxies").
+ */
 const IDENTITY_HEADER_PREFIX = 'x-gatehouse-';
 /**
  * Headers an upstream never receives from the client: the gate's own credentials (the upstream gets the
@@ -15,8 +20,8 @@ const IDENTITY_HEADER_PREFIX = 'x-gatehouse-';
  * forwarding headers, which the gateway sets itself from what it trusts (TRUST_PROXY).
  */
 const DROPPED_HEADERS = new Set([
-  'x-forwarded-session',
-  'x-internal-signature',
+  SESSION_HEADER,
+  SIGNATURE_HEADER,
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',

@@ -6,9 +6,9 @@ import type { Database } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
 
 /**
- * A `gatehouse` subcommand a plugin contributes (DECISIONS.md, "Whole product": the admin commands that
- * issues name), e.g. `gatehouse admin create`. The core parses the arguments, loads the same settings
- * as `serve`, opens the database and applies migrations before `run`.
+ * A `gatehouse` subcommand a plugin contributes (README.md, "CLI": one binary for serving, migrating and the
+ * plugins' admin commands), e.g. `gatehouse admin create`. The core parses the arguments, loads the same
+ * settings as `serve`, opens the database and applies migrations before `run`.
  */
 export interface PluginCommand<C = unknown> {
   /** The words after `gatehouse`, e.g. ['admin', 'create']. */

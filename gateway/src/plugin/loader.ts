@@ -11,9 +11,10 @@ export interface ResolvedPlugin {
 export type ResolveResult = { ok: true; plugins: ResolvedPlugin[] } | { ok: false; problems: string[] };
 
 /**
- * Turns GATEWAY_PLUGINS into an ordered list of plugins with parsed config, or every reason it cannot
- * (style guide, "Fail at boot, not per request"): unknown ids, duplicates, dependencies that are missing,
- * not enabled or cyclic, invalid plugin config, and error codes outside the plugin's namespace.
+ * Turns GATEWAY_PLUGINS into an ordered list of plugins with parsed config, or every reason it cannot, so
+ * a broken deployment fails at boot naming the culprit rather than per request (ADR 0001): unknown ids,
+ * duplicates, dependencies that are missing, not enabled or cyclic, invalid plugin config, and error codes
+ * outside the plugin's namespace.
  */
 export function resolvePlugins(
   requested: readonly string[],

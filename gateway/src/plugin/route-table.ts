@@ -6,9 +6,9 @@ import type { ValidationIssue } from '../errors/gateway-error.ts';
 import { findUnstorableText } from '../http/client-text.ts';
 
 /**
- * The gateway's one route table. Plugins declare routes here instead of on an Express router so that the
- * core knows, before the gates run (002 steps 5-7), which route a request is for: its owner, its pattern
- * (the metrics and audit label, never the raw path), and whether it is exempt or sensitive. The same
+ * The gateway's one route table. Plugins declare routes here instead of on an Express router so that the core
+ * knows, before the gates run (pipeline steps 5-7, ADR 0003), which route a request is for: its owner, its
+ * pattern (the metrics and audit label, never the raw path), and whether it is exempt or sensitive. The same
  * lookup dispatches to the handler, so matching happens once per request. Matching is find-my-way's radix
  * tree (Fastify's router); path syntax is `/things/:id` and a trailing `*` wildcard.
  */
@@ -24,7 +24,7 @@ export interface RouteInput<P, Q, B> {
 export interface RouteDefinition<P = Record<string, string>, Q = unknown, B = unknown> {
   method: HttpMethod | readonly HttpMethod[] | 'ALL';
   path: string;
-  /** zod schemas for the parts of the request the handler reads (002 step 8). */
+  /** zod schemas for the parts of the request the handler reads, checked in pipeline step 8. */
   schema?: { params?: z.ZodType<P>; query?: z.ZodType<Q>; body?: z.ZodType<B> };
   /** Skips both gate layers. Exempt routes are listed on `GET /api/v1/health/full`. */
   exempt?: boolean;
@@ -173,7 +173,7 @@ function normalise(path: string): string {
 }
 
 /**
- * Wraps a handler with the schema validation of 002 step 8: params, query and body are parsed before the
+ * Wraps a handler with the schema validation of pipeline step 8: params, query and body are parsed before the
  * handler runs, and a failure is one `validation.failed` error listing every issue.
  */
 function compileHandler(definition: RouteDefinition): (req: Request, res: Response) => unknown {

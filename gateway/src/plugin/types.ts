@@ -15,8 +15,8 @@ import type { PluginCommand } from './command.ts';
 import type { RouteRegistrar } from './route-table.ts';
 
 /**
- * The plugin contract (style guide, "A small, explicit plugin contract"). A plugin is a plain typed object;
- * it never imports another plugin's files and receives everything it needs through `register(ctx)`.
+ * The plugin contract (ADR 0001). A plugin is a plain typed object; it never imports another plugin's files
+ * and receives everything it needs through `register(ctx)`.
  */
 export interface GatewayPlugin<S extends EnvSchema = EnvSchema> {
   /** Prefixes the plugin's routes, tables, error codes, metrics and log fields. */
@@ -70,7 +70,7 @@ export interface PluginContext<C> {
 }
 
 /**
- * The pipeline slots of 002 "Request processing order" that extensions may fill. They run after request
+ * The pipeline slots (steps 5-7 of http/pipeline.ts) that extensions may fill. They run after request
  * id/logging and before the route handler, in this order. Empty slots cost nothing per request.
  */
 export const PIPELINE_SLOTS = ['gate.layer1', 'gate.layer2', 'audit.sensitive'] as const;
@@ -87,7 +87,7 @@ export interface ReadyInfo {
   server: Server;
 }
 
-/** Every hook a plugin may use, in one place (style guide, after Fastify's hook list). */
+/** Every hook a plugin may use: the ways a plugin extends the core are this one list (ADR 0001). */
 export interface PluginHooks {
   /** Adds middleware to a pipeline slot. */
   pipeline(slot: PipelineSlot, handler: RequestHandler): void;
