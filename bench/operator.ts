@@ -35,7 +35,8 @@ import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../operator/src/api/n
 import type { AuthConfigSpecInput } from '../operator/src/api/types.generated.ts';
 import { validateSpec } from '../operator/src/api/validate-spec.ts';
 import { ANNOTATIONS } from '../operator/src/api/names.ts';
-import { benchDeployment, benchmarkApply, benchSpec, percentile } from './lib/apply-benchmark.ts';
+import { benchDeployment, benchmarkApply, benchSpec } from './lib/apply-benchmark.ts';
+import { percentile } from '../test/support/health-probe.ts';
 import { createReconciler } from '../operator/src/reconcile/reconciler.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../operator/src/reconcile/types.ts';
 import { configMapFor } from '../operator/src/render/config-map.ts';
@@ -299,8 +300,8 @@ try {
     (writes ?? []).length === 0;
 
   const sorted = [...samplesMs].sort((a, b) => a - b);
-  const p50 = percentile(sorted, 0.5);
-  const p99 = percentile(sorted, 0.99);
+  const p50 = percentile(sorted, 50);
+  const p99 = percentile(sorted, 99);
   process.stdout.write(
     JSON.stringify(
       {

@@ -6,6 +6,7 @@ import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../../operator/src/ap
 import type { AuthConfigSpecInput } from '../../operator/src/api/types.generated.ts';
 import { createReconciler } from '../../operator/src/reconcile/reconciler.ts';
 import type { Reconciler } from '../../operator/src/reconcile/types.ts';
+import { percentile } from '../../test/support/health-probe.ts';
 
 export interface ApplyBenchmarkOptions {
   kubeConfig: KubeConfig;
@@ -87,8 +88,8 @@ export async function benchmarkApply(options: ApplyBenchmarkOptions): Promise<Ap
   return {
     changes,
     samplesMs,
-    p50Ms: percentile(sorted, 0.5),
-    p99Ms: percentile(sorted, 0.99),
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
     maxMs: sorted.at(-1) ?? 0,
   };
 }
@@ -101,12 +102,6 @@ export function benchSpec(target: string, index: number): AuthConfigSpecInput {
     appBaseUrl: `https://gateway-${index}.example.com`,
     secretEnv: [{ name: 'AUTH_SECRET', secretKeyRef: { name: 'gatehouse-secrets', key: 'auth-secret' } }],
   };
-}
-
-/** Nearest-rank percentile of sorted samples. */
-export function percentile(sorted: readonly number[], fraction: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] ?? 0;
 }
 
 /** The benchmark's AuthConfig keeps the gate disabled: no analysis is ever asked for. */

@@ -14,7 +14,7 @@
 export { definePlugin } from './plugin/types.ts';
 export type { PluginContext, PluginManifest } from './plugin/types.ts';
 export type { CommandContext, PluginCommand } from './plugin/command.ts';
-export { EX_USAGE, printResult, usageError } from './plugin/command.ts';
+export { EX_USAGE, optionProblems, printResult, usageError } from './plugin/command.ts';
 export type { RouteRegistrar } from './plugin/route-table.ts';
 export { migrationsDir } from './plugin/migrations-dir.ts';
 
@@ -32,7 +32,7 @@ export { BootError } from './boot-error.ts';
 // What `ctx` hands over, by type.
 export type { AuditWriter } from './audit/audit-writer.ts';
 export type { Clock } from './clock.ts';
-export type { Database } from './db/database.ts';
+export type { Database, Queryable } from './db/database.ts';
 export type { Logger } from './logger.ts';
 export type { SessionIdentity, SessionResolver } from './gate/session-verifier.ts';
 

@@ -3,12 +3,7 @@ import { AUTH_SECRET, gateEnv, mintSession } from './gate.ts';
 import { startTestGateway, type TestGateway } from './gateway.ts';
 import { processEnv, spawnGateway } from './process.ts';
 import type { Clock } from '../../gateway/src/clock.ts';
-
-/**
- * The injectable clock the KYC suites move to cross expiries and backoffs. Re-exported here because the
- * suites beside the plugin may import nothing of the core but its plugin API.
- */
-export { createManualClock } from '../../gateway/src/clock.ts';
+import { SESSION_HEADER } from '../../gateway/src/gate/gate.ts';
 
 export interface KycTenant {
   id: string;
@@ -50,7 +45,7 @@ export async function staffHeaders(
 ): Promise<Record<string, string>> {
   return {
     'content-type': 'application/json',
-    'x-forwarded-session': await mintSession({ claims: { sub: 'reviewer-7', roles }, maxAge: maxAgeSeconds }),
+    [SESSION_HEADER]: await mintSession({ claims: { sub: 'reviewer-7', roles }, maxAge: maxAgeSeconds }),
   };
 }
 

@@ -5,8 +5,6 @@ import type { Clock } from '../../gateway/src/clock.ts';
 import { startTestGateway, type TestGateway } from './gateway.ts';
 
 export { PHONE_NUMBER_ID, textMessage } from './whatsapp.ts';
-/** The manual clock a test moves by hand, for suites that may import the core only through support. */
-export { createManualClock } from '../../gateway/src/clock.ts';
 export const VERIFY_TOKEN = 'verify-token-for-tests';
 export const API_TOKEN = 'send-api-token-for-tests';
 

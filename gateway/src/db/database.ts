@@ -14,6 +14,12 @@ export interface Database {
   transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
 }
 
+/**
+ * What a store sends its statements through: the database (`ctx.db`), its pool, or the client of a transaction
+ * the caller holds, so one store function serves a lone write and a write inside a transaction.
+ */
+export type Queryable = Pick<Database, 'query'>;
+
 export interface PoolOptions {
   connectionString: string;
   max: number;

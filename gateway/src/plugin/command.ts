@@ -50,3 +50,8 @@ export function usageError(io: CommandContext<unknown>['io'], command: string, m
   io.stderr.write(`gatehouse ${command}: ${message}\n`);
   return EX_USAGE;
 }
+
+/** Every problem zod found in a command's options, as one line: `--quota: ...; --period: ...`. */
+export function optionProblems(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  return issues.map((issue) => `--${issue.path.map(String).join('.')}: ${issue.message}`).join('; ');
+}

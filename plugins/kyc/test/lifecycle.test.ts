@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import type { TestGateway } from '../../../test/support/gateway.ts';
+import { createManualClock } from '../../../test/support/core.ts';
 import {
   createKey,
-  createManualClock,
   createTenant,
   staffHeaders,
   startKycGateway,

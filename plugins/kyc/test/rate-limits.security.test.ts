@@ -5,13 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import {
-  createKey,
-  createManualClock,
-  createTenant,
-  startKycGateway,
-  tenantCall,
-} from '../../../test/support/kyc.ts';
+import { createManualClock } from '../../../test/support/core.ts';
+import { createKey, createTenant, startKycGateway, tenantCall } from '../../../test/support/kyc.ts';
 
 let db: TestDatabase;
 // Starts at the real time: the staff session tokens are minted with real expiry times.

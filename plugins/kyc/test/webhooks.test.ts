@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../src/webhooks/signature.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import type { TestGateway } from '../../../test/support/gateway.ts';
+import { createManualClock } from '../../../test/support/core.ts';
 import {
   createKey,
-  createManualClock,
   createTenant,
   staff,
   staffHeaders,

@@ -13,7 +13,13 @@ import {
   textMessage,
   type ProviderStub,
 } from '../../../test/support/messaging.ts';
-import { freePort, processEnv, spawnGateway, type GatewayProcess } from '../../../test/support/process.ts';
+import {
+  endsWithTest,
+  freePort,
+  processEnv,
+  spawnGateway,
+  type GatewayProcess,
+} from '../../../test/support/process.ts';
 
 const LISTENING = /"msg":"gateway listening"/;
 const MESSAGES = 120;
@@ -58,25 +64,28 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/** A gateway process that ends with its test, even when the test times out. */
 async function start(port: number): Promise<GatewayProcess> {
-  const gateway = spawnGateway({
-    args: ['serve'],
-    env: processEnv({
-      DATABASE_URL: db.url,
-      PORT: String(port),
-      ...messagingEnv(provider, {
-        LLM_BASE_URL: model.url,
-        LLM_MODEL: 'slow',
-        LLM_TIMEOUT_MS: '2000',
-        MESSAGING_BATCH_SIZE: '10',
-        MESSAGING_WORKER_CONCURRENCY: '1',
-        // Replies the killed process was sending (and those behind them) go to the restarted one once
-        // their lease runs out: short here, so the test sees it happen within its time.
-        MESSAGING_SEND_TIMEOUT_MS: '1000',
-        MESSAGING_SEND_LEASE_MS: '3000',
+  const gateway = endsWithTest(
+    spawnGateway({
+      args: ['serve'],
+      env: processEnv({
+        DATABASE_URL: db.url,
+        PORT: String(port),
+        ...messagingEnv(provider, {
+          LLM_BASE_URL: model.url,
+          LLM_MODEL: 'slow',
+          LLM_TIMEOUT_MS: '2000',
+          MESSAGING_BATCH_SIZE: '10',
+          MESSAGING_WORKER_CONCURRENCY: '1',
+          // Replies the killed process was sending (and those behind them) go to the restarted one once
+          // their lease runs out: short here, so the test sees it happen within its time.
+          MESSAGING_SEND_TIMEOUT_MS: '1000',
+          MESSAGING_SEND_LEASE_MS: '3000',
+        }),
       }),
     }),
-  });
+  );
   await gateway.waitForOutput(LISTENING);
   return gateway;
 }

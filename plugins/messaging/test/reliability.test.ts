@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelStandIn, type ModelStandIn } from '../../../test/support/model-stand-in.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import type { TestGateway } from '../../../test/support/gateway.ts';
+import { createManualClock } from '../../../test/support/core.ts';
 import {
-  createManualClock,
   postWebhook,
   startMessagingGateway,
   startProviderStub,

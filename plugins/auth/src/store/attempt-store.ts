@@ -1,5 +1,5 @@
 import type { Database } from '../../../../gateway/src/plugin-api.ts';
-import type { Queryable } from './queryable.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 export type AttemptScope = 'login:account' | 'login:ip' | 'register:ip';
 

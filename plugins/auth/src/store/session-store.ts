@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Queryable } from './queryable.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 /** Postgres channel on which every revoked session id is announced, to every replica. */
 export const REVOKED_CHANNEL = 'auth_session_revoked';

@@ -1,5 +1,5 @@
 import { foldEmail, type CanonicalEmail } from '../domain/email.ts';
-import type { Queryable } from './queryable.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 export interface UserRow {
   id: string;

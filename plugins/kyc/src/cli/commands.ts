@@ -3,6 +3,7 @@ import {
   type CommandContext,
   isGatewayError,
   type PluginCommand,
+  optionProblems,
   printResult,
   usageError,
 } from '../../../../gateway/src/plugin-api.ts';
@@ -23,11 +24,6 @@ async function guarded(ctx: CommandContext<KycEnv>, command: string, work: () =>
     ctx.io.stderr.write(`gatehouse ${command}: ${err.detail} (${err.code})\n`);
     return 1;
   }
-}
-
-/** Every problem with the command's options, as one line: `--quota: ...; --period: ...`. */
-function optionProblems(error: z.ZodError): string {
-  return error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ');
 }
 
 const services = (ctx: CommandContext<KycEnv>) =>
@@ -65,7 +61,7 @@ export const tenantCreateCommand: PluginCommand<KycEnv> = {
         webhookUrl: values['webhook-url'],
       });
     if (!parsed.success) {
-      return usageError(ctx.io, command, optionProblems(parsed.error));
+      return usageError(ctx.io, command, optionProblems(parsed.error.issues));
     }
     const input = {
       name: parsed.data.name,
@@ -114,7 +110,7 @@ export const keyCreateCommand: PluginCommand<KycEnv> = {
       })
       .safeParse({ tenant: values.tenant, label: values.label, expiresAt: values['expires-at'] });
     if (!parsed.success) {
-      return usageError(ctx.io, command, optionProblems(parsed.error));
+      return usageError(ctx.io, command, optionProblems(parsed.error.issues));
     }
     return guarded(ctx, command, async () => {
       const { key, row } = await services(ctx).createKey(

@@ -1,4 +1,5 @@
-import { isoText, type Queryable } from './sql.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
+import { isoText } from './sql.ts';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 

@@ -1,4 +1,4 @@
-import type { Queryable } from './sql.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 export interface StoredResponse {
   requestHash: Buffer;

@@ -1,4 +1,4 @@
-import type { Queryable } from './sql.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 import { KEY_CHANNEL, keyChangePayload, type KeyChange } from '../domain/change-channels.ts';
 import type { TenantRow } from './tenant-store.ts';
 

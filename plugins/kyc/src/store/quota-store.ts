@@ -1,4 +1,4 @@
-import type { Queryable } from './sql.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 /** kyc_quota_usage (migrations/kyc/0001). */
 export const quotaStore = {

@@ -1,4 +1,4 @@
-import type { Queryable } from './sql.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 /** kyc_rate_windows (migrations/kyc/0001): per API key and fixed window, the tokens all replicas leased. */
 export const rateWindowStore = {

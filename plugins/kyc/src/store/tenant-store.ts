@@ -1,5 +1,5 @@
 import type { QuotaPeriod } from '../domain/quota-period.ts';
-import type { Queryable } from './sql.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 export interface TenantRow {
   id: string;

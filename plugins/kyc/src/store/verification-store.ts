@@ -1,4 +1,5 @@
-import { isoText, type Queryable } from './sql.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
+import { isoText } from './sql.ts';
 import { VERIFICATION_CHANNEL } from '../domain/change-channels.ts';
 import type { VerificationStatus } from '../domain/state-machine.ts';
 import type { VerificationView } from '../domain/api-schemas.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   type CommandContext,
+  optionProblems,
   type PluginCommand,
   printResult,
   usageError,
@@ -10,7 +11,7 @@ import { addClusterMember, addGlobalRecipient, createCluster } from '../service/
 
 /** Wrong arguments, one `--option: problem` per zod issue. */
 function usage(ctx: CommandContext<MessagingEnv>, command: string, issues: z.core.$ZodIssue[]): number {
-  return usageError(ctx.io, command, issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '));
+  return usageError(ctx.io, command, optionProblems(issues));
 }
 
 const userId = z.string().trim().min(1).max(200);

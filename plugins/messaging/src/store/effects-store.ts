@@ -3,7 +3,7 @@ import type { CaptureSession, Language } from '../conversation/types.ts';
 import type { LeadContact } from '../domain/lead.ts';
 import { leadStore } from './lead-store.ts';
 import { notificationStore } from './notification-store.ts';
-import type { Queryable } from './queryable.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 /** Everything processing one inbound message changes, decided before anything is written. */
 export interface MessageEffects {

@@ -1,6 +1,6 @@
 import { idleSession } from '../conversation/capture/session.ts';
 import type { InboundMessage, StatusUpdate } from '../domain/webhook-notification.ts';
-import type { Queryable } from './queryable.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 /** 'wa:<from>', or 'user:<from_user_id>' for a username-only user (README, "How a message flows"). */
 export function contactKey(message: InboundMessage): string {

@@ -1,5 +1,5 @@
 import type { LeadContact } from '../domain/lead.ts';
-import type { Queryable } from './queryable.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 /** The fields a message taught of a conversation's lead (null: not learned, the stored value stays). */
 export interface LeadPatch extends LeadContact {

@@ -1,4 +1,4 @@
-import type { Queryable } from './queryable.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 export interface NotificationRequest {
   conversationId: string;

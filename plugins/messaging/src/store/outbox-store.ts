@@ -1,5 +1,5 @@
 import type { OutboxReply } from '../domain/outbound-reply.ts';
-import type { Queryable } from './queryable.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 /**
  * The outbox: replies are outbound rows of `messaging_messages` in `delivery_status = 'pending'` until the

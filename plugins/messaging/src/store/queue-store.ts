@@ -1,6 +1,6 @@
 import type { CaptureSession, Language } from '../conversation/types.ts';
 import type { LeadContact } from '../domain/lead.ts';
-import type { Queryable } from './queryable.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 /** Advisory-lock namespace of "a worker is processing this conversation" (any constant int4). */
 const LOCK_NAMESPACE = 0x6d7367; // 'msg'

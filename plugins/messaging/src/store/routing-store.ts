@@ -1,4 +1,4 @@
-import type { Queryable } from './queryable.ts';
+import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 /**
  * Staff routing: clusters (a business number's team of staff), their members, and the global recipients,
