@@ -2,7 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['app/**/*.test.ts', 'gateway/**/*.test.ts', 'plugins/**/*.test.ts', 'operator/**/*.test.ts', 'test/**/*.test.ts'],
+    include: [
+      'app/**/*.test.ts',
+      'gateway/**/*.test.ts',
+      'plugins/**/*.test.ts',
+      'operator/**/*.test.ts',
+      'test/**/*.test.ts',
+    ],
     // One PostgreSQL server for the whole run; each test file gets its own database (test/support/database.ts).
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
