@@ -4,45 +4,23 @@
  * the directory's search filter, so it cannot widen the search. Against a real OpenLDAP slapd.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
-import { startSlapd, type Slapd } from '../../../test/support/slapd.ts';
-import { DIRECTORY_BASE, directoryEnv, EXAMPLE_DIRECTORY } from '../../../test/support/ldap-directory.ts';
+import { startDirectoryGateway, type DirectoryGateway } from '../../../test/support/ldap-directory.ts';
 
-let slapd: Slapd | null;
-let db: TestDatabase;
-let gateway: TestGateway;
+let directory: DirectoryGateway | null;
 
 beforeAll(async () => {
-  slapd = await startSlapd(DIRECTORY_BASE);
-  if (!slapd) return;
-  await slapd.add(EXAMPLE_DIRECTORY);
-  db = await createTestDatabase();
-  gateway = await startTestGateway({
-    databaseUrl: db.url,
-    env: {
-      GATEWAY_PLUGINS: 'auth',
-      ...directoryEnv(slapd),
-    },
-  });
+  directory = await startDirectoryGateway();
 });
 afterAll(async () => {
-  await gateway?.close();
-  await db?.drop();
-  await slapd?.stop();
+  await directory?.close();
 });
 
-const login = (email: string, password: string) =>
-  fetch(`${gateway.url}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
+const login = (email: string, password: string) => (directory as DirectoryGateway).login(email, password);
 
 // Without slapd: fails in CI (requireTool), skips locally with a message naming the package.
 describe('LDAP sign-in', () => {
   it('a wrong directory password, or an unknown address, gets the generic error', async () => {
-    if (!slapd) return;
+    if (!directory) return;
     const cases: Array<[string, string]> = [
       ['grace@example.com', 'cobol forever 1960'],
       ['nobody@example.com', 'whatever it is'],
@@ -56,7 +34,7 @@ describe('LDAP sign-in', () => {
   });
 
   it('escapes the address in the search filter', async () => {
-    if (!slapd) return;
+    if (!directory) return;
     const res = await login('*)(uid=grace', 'cobol forever 1959');
     expect(res.status).toBe(401);
   });

@@ -7,56 +7,35 @@ import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARGON2_PARAMS } from '../src/service/password-hasher.ts';
 import { userStore } from '../src/store/user-store.ts';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
-import { startSlapd, type Slapd } from '../../../test/support/slapd.ts';
 import { canonical } from '../../../test/support/accounts.ts';
-import { DIRECTORY_BASE, directoryEnv, EXAMPLE_DIRECTORY } from '../../../test/support/ldap-directory.ts';
+import { startDirectoryGateway, type DirectoryGateway } from '../../../test/support/ldap-directory.ts';
 
-let slapd: Slapd | null;
-let db: TestDatabase;
-let gateway: TestGateway;
+let directory: DirectoryGateway | null;
 
 beforeAll(async () => {
-  slapd = await startSlapd(DIRECTORY_BASE);
-  if (!slapd) return;
-  await slapd.add(EXAMPLE_DIRECTORY);
-  db = await createTestDatabase();
-  await userStore.insertLocal(
-    db.pool,
-    canonical('ada@example.com'),
-    await argon2.hash('violet umbrella 42', ARGON2_PARAMS),
-  );
-  gateway = await startTestGateway({
-    databaseUrl: db.url,
-    env: {
-      GATEWAY_PLUGINS: 'auth',
-      ...directoryEnv(slapd),
-    },
+  directory = await startDirectoryGateway(async (db) => {
+    await userStore.insertLocal(
+      db.pool,
+      canonical('ada@example.com'),
+      await argon2.hash('violet umbrella 42', ARGON2_PARAMS),
+    );
   });
 });
 afterAll(async () => {
-  await gateway?.close();
-  await db?.drop();
-  await slapd?.stop();
+  await directory?.close();
 });
 
-const login = (email: string, password: string) =>
-  fetch(`${gateway.url}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
+const login = (email: string, password: string) => (directory as DirectoryGateway).login(email, password);
 
 // Without slapd: fails in CI (requireTool), skips locally with a message naming the package.
 describe('LDAP sign-in', () => {
   it('a directory login provisions a directory-managed account with the roles its groups map to', async () => {
-    if (!slapd) return;
+    if (!directory) return;
     const res = await login('grace@example.com', 'cobol forever 1959');
     expect(res.status).toBe(200);
     expect(res.headers.get('set-cookie')).toMatch(/^authjs\.session-token=/);
     expect(await res.json()).toMatchObject({ user: { email: 'grace@example.com', roles: ['users:admin'] } });
-    expect(await userStore.findByEmail(db.pool, canonical('grace@example.com'))).toMatchObject({
+    expect(await userStore.findByEmail(directory.db.pool, canonical('grace@example.com'))).toMatchObject({
       provider: 'ldap',
       directoryManaged: true,
       passwordHash: null,
@@ -65,26 +44,26 @@ describe('LDAP sign-in', () => {
   });
 
   it('a member of no mapped group gets no role', async () => {
-    if (!slapd) return;
+    if (!directory) return;
     const res = await login('alan@example.com', 'enigma machine 1939');
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ user: { roles: [] } });
   });
 
   it('another spelling of a directory address signs in to the same account, stored once canonically', async () => {
-    if (!slapd) return;
+    if (!directory) return;
     const first = await login('Alan@EXAMPLE.com', 'enigma machine 1939');
     expect(first.status).toBe(200);
     const again = await login('ａｌａｎ@example.com', 'enigma machine 1939');
     expect(again.status).toBe(200);
     const ids = [first, again].map(async (res) => ((await res.json()) as { user: { id: string } }).user.id);
     expect(new Set(await Promise.all(ids)).size).toBe(1);
-    const { rows } = await db.pool.query("SELECT email FROM auth_users WHERE email ILIKE '%alan%'");
+    const { rows } = await directory.db.pool.query("SELECT email FROM auth_users WHERE email ILIKE '%alan%'");
     expect(rows).toEqual([{ email: 'alan@example.com' }]);
   });
 
   it('local accounts keep signing in with their own password', async () => {
-    if (!slapd) return;
+    if (!directory) return;
     expect((await login('ada@example.com', 'violet umbrella 42')).status).toBe(200);
   });
 });
