@@ -1,12 +1,13 @@
--- Accounts, roles, server-side sessions and sign-in settings of the auth plugin (000 "User account";
--- DECISIONS.md, "Sign-in"). Tables carry the plugin id as prefix.
+-- Accounts, roles, server-side sessions and sign-in settings of the auth plugin (plugins/auth/README.md).
+-- Tables carry the plugin id as prefix.
 
 CREATE TABLE auth_users (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   email text NOT NULL CHECK (email = btrim(email) AND email <> '' AND length(email) <= 320),
   -- local: password (and passkeys later); ldap: provisioned by a first directory login; oidc: by a first SSO login.
   provider text NOT NULL DEFAULT 'local' CHECK (provider IN ('local', 'ldap', 'oidc')),
-  -- Managed by an external directory: its MFA lives with the identity provider (000).
+  -- Managed by an external directory (plugins/auth/README.md, "LDAP sign-in"): its second factor, if it has
+  -- one, is the identity provider's business, not the gateway's.
   directory_managed boolean NOT NULL DEFAULT false,
   -- argon2id PHC string; NULL for accounts without a password (SSO-only, directory, demo convention).
   password_hash text CHECK (password_hash IS NULL OR password_hash LIKE '$argon2id$%'),
@@ -34,8 +35,8 @@ CREATE TABLE auth_user_roles (
   PRIMARY KEY (user_id, role)
 );
 
--- Server-side sessions (DECISIONS.md, "Sessions"): the cookie's token carries `sid`; a revoked sid is
--- refused at the API gate.
+-- Server-side sessions (plugins/auth/README.md, "Web sessions"): the cookie's token carries the row's id
+-- (`sid`), so a session revoked here is refused at the API gate.
 CREATE TABLE auth_sessions (
   id text PRIMARY KEY CHECK (length(id) >= 32),
   user_id uuid NOT NULL REFERENCES auth_users (id) ON DELETE CASCADE,
@@ -50,7 +51,8 @@ CREATE TABLE auth_sessions (
 );
 CREATE INDEX auth_sessions_live_by_user_idx ON auth_sessions (user_id) WHERE revoked_at IS NULL;
 
--- One row: the admin-tunable sign-in settings. The floor of 8 is enforced here too (000 "Limits").
+-- One row: the admin-tunable sign-in settings. An admin may lower the minimum password length, never below
+-- 8 (plugins/auth/README.md, "Passwords"); the CHECK holds that floor whatever writes the row.
 CREATE TABLE auth_settings (
   singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
   registration_enabled boolean NOT NULL DEFAULT false,

@@ -1,5 +1,6 @@
--- Brute-force limits (issue 4, point 7): counters per scope ('login:account', 'login:ip', 'register:ip')
--- and key, in Postgres so every replica shares them. A soft, exponential delay: never a permanent lockout.
+-- Brute-force limits (plugins/auth/README.md, "Brute-force limits"): counters per scope ('login:account',
+-- 'login:ip', 'register:ip') and key, in Postgres so every replica shares them. A soft, exponential delay:
+-- never a permanent lockout.
 CREATE TABLE auth_attempts (
   scope text NOT NULL,
   key text NOT NULL,

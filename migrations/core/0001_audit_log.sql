@@ -1,4 +1,5 @@
--- Append-only audit trail shared by every plugin (design card; 002 "Audit log").
+-- Append-only audit trail shared by the core and every plugin: what happened (`kind`), who did it, from
+-- which address and in which request (docs/api-auth-gate.md, "Audit rows", shows how to query it).
 -- Rows are only ever inserted: the trigger below refuses UPDATE and DELETE, so an audit row, once
 -- written, is evidence. Retention is a partition/archive job, not an UPDATE.
 CREATE TABLE audit_log (

@@ -1,4 +1,4 @@
--- KYC tenants and their API keys (issue 5, point 1; DECISIONS.md, "Identity verification").
+-- KYC tenants and their API keys (plugins/kyc/README.md, "For staff: tenants, keys, reviews").
 CREATE TABLE kyc_tenants (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   name text NOT NULL CHECK (length(name) BETWEEN 1 AND 200),

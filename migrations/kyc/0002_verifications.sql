@@ -1,4 +1,5 @@
--- Verifications and their transition history (issue 5, points 2-5; DECISIONS.md, "Verification states").
+-- Verifications and their transition history (plugins/kyc/README.md, "For tenants: the API", where
+-- "Statuses" lists the transitions a verification may take).
 CREATE TABLE kyc_verifications (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   tenant_id uuid NOT NULL REFERENCES kyc_tenants (id) ON DELETE CASCADE,

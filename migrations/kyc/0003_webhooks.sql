@@ -1,6 +1,6 @@
--- Webhook outbox (issue 5, point 7; plugins/kyc/README.md, "Webhooks"). A delivery is inserted in the
--- transaction of the status change it reports, so a rolled-back change sends nothing and a committed one
--- is never lost; the worker of any replica sends it later (plugins/kyc/src/webhooks/dispatcher.ts).
+-- Webhook outbox (plugins/kyc/README.md, "Webhooks"). A delivery is inserted in the transaction of the
+-- status change it reports, so a rolled-back change sends nothing and a committed one is never lost; the
+-- worker of any replica sends it later (plugins/kyc/src/webhooks/dispatcher.ts).
 CREATE TABLE kyc_webhook_deliveries (
   -- Chosen by the gateway before the insert: the id is part of the signed body.
   id uuid PRIMARY KEY,

@@ -1,6 +1,6 @@
--- Messaging (issue 6): conversations, messages (inbound queue and outbound outbox), leads, staff routing
--- and notifications. The realtime plugin's triggers will watch messages, conversations, leads and
--- notifications (document 002, "Events"); follow-ups arrive with the staff API issue.
+-- Messaging (plugins/messaging/README.md): conversations, messages (inbound queue and outbound outbox),
+-- leads, staff routing and notifications. The realtime plugin's triggers will watch messages,
+-- conversations, leads and notifications; follow-ups get their tables when the staff API is built.
 
 -- Staff routing: a conversation belongs to the cluster of the business number it came in on; the users
 -- of that cluster and the global recipients are notified. User ids are the staff identities' `sub`
@@ -24,7 +24,8 @@ CREATE TABLE messaging_global_recipients (
   created_at timestamptz NOT NULL
 );
 
--- DECISIONS.md, "Identity": keyed by phone_number_id + (from, or from_user_id for username-only users).
+-- Keyed by the business number (phone_number_id) and the sender: `from`, or `from_user_id` for a user with
+-- a username and no phone number (plugins/messaging/README.md, "How a message flows").
 CREATE TABLE messaging_conversations (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   phone_number_id text NOT NULL,
@@ -35,7 +36,8 @@ CREATE TABLE messaging_conversations (
   contact_name text,
   cluster_id uuid REFERENCES messaging_clusters (id) ON DELETE SET NULL,
   language text NOT NULL DEFAULT 'id' CHECK (language IN ('id', 'en')),
-  -- The lead-capture session (awaiting_name → awaiting_email → captured, TTL 6 h); see conversation/types.ts.
+  -- The lead-capture session (awaiting_name → awaiting_email → captured, TTL 6 h); its shape is in
+  -- plugins/messaging/src/conversation/types.ts.
   capture jsonb NOT NULL,
   default_answers_in_a_row integer NOT NULL DEFAULT 0,
   last_inbound_at timestamptz,
@@ -101,7 +103,8 @@ CREATE INDEX messaging_messages_queue_age_idx ON messaging_messages (seq) WHERE 
 CREATE INDEX messaging_messages_outbox_idx ON messaging_messages (conversation_id, seq)
   WHERE delivery_status = 'pending';
 
--- One lead per conversation; status recomputed inside the upsert (DECISIONS.md, "Lead status").
+-- One lead per conversation; its status is recomputed inside the upsert that writes its fields, so it never
+-- contradicts them (plugins/messaging/README.md, "How a message flows").
 CREATE TABLE messaging_leads (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   conversation_id uuid NOT NULL UNIQUE REFERENCES messaging_conversations (id) ON DELETE CASCADE,
@@ -115,10 +118,10 @@ CREATE TABLE messaging_leads (
 );
 CREATE INDEX messaging_leads_status_idx ON messaging_leads (status, updated_at DESC);
 
--- Notifications, deduplicated by the database (DECISIONS.md: "the document is wrong here"): two rows for
--- the same (user, event_key) whose 30-second windows overlap cannot both exist, however concurrent the
--- inserts. `timestamptz + interval '30 seconds'` does not depend on the time zone, so the wrapper may be
--- declared IMMUTABLE, as an exclusion constraint requires.
+-- Notifications, deduplicated by the database: two rows for the same (user, event_key) whose 30-second
+-- windows overlap cannot both exist, however concurrent the inserts (a unique index over the creation time
+-- could not stop two rows a few milliseconds apart). `timestamptz + interval '30 seconds'` does not depend
+-- on the time zone, so the wrapper may be declared IMMUTABLE, as an exclusion constraint requires.
 CREATE EXTENSION IF NOT EXISTS btree_gist;
 CREATE FUNCTION messaging_dedup_window(at timestamptz) RETURNS tstzrange
   LANGUAGE sql IMMUTABLE PARALLEL SAFE

@@ -1,15 +1,17 @@
-import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { LEGACY_CHECKSUMS, type LegacyChecksum } from './legacy-checksums.ts';
+import { checksum, wholeFileChecksum } from './migration-checksum.ts';
 
 /**
  * Plain-SQL migrations (ADR 0002, a layout deployments rely on): files `NNNN_name.sql` in a folder per scope
  * (`migrations/core`, `migrations/<plugin id>`), applied in name order at boot under a Postgres advisory
  * lock so replicas booting together apply each file once. Each applied file is recorded with a SHA-256
- * checksum; an applied file that changed on disk refuses boot, because the database no longer matches
- * what the code believes the schema is.
+ * checksum of its statements (comment lines and blank lines left out: migration-checksum.ts); an applied
+ * file whose statements changed on disk refuses boot, because the database no longer matches what the code
+ * believes the schema is.
  */
 export interface MigrationSource {
   /** `core` or a plugin id. */
@@ -27,6 +29,16 @@ export interface MigrationFile {
 export interface MigrationReport {
   applied: string[];
   alreadyApplied: number;
+  /** Applied migrations whose recorded checksum was rewritten from the former whole-file rule. */
+  upgraded: string[];
+}
+
+/** What the runner does with the database's migrations. */
+export interface MigrationPlan {
+  /** Files not applied yet, in order. */
+  pending: MigrationFile[];
+  /** Applied files, unchanged, whose row still holds a checksum of the former whole-file rule. */
+  upgrades: MigrationFile[];
 }
 
 export class MigrationError extends Error {
@@ -54,11 +66,6 @@ export async function readMigrations(sources: readonly MigrationSource[]): Promi
   return files;
 }
 
-/** Line endings are normalised so a checkout with CRLF does not look like an edited migration. */
-export function checksum(sql: string): string {
-  return createHash('sha256').update(sql.replace(/\r\n/g, '\n')).digest('hex');
-}
-
 export async function migrate(
   pool: pg.Pool,
   sources: readonly MigrationSource[],
@@ -80,9 +87,14 @@ export async function migrate(
       'SELECT scope, name, checksum FROM gatehouse_migrations',
     );
     const applied = new Map(rows.map((row) => [`${row.scope}/${row.name}`, row.checksum]));
-    const pending = plan(files, applied);
+    const { pending, upgrades } = plan(files, applied);
+    await upgradeChecksums(client, upgrades, logger);
 
-    const report: MigrationReport = { applied: [], alreadyApplied: files.length - pending.length };
+    const report: MigrationReport = {
+      applied: [],
+      alreadyApplied: files.length - pending.length,
+      upgraded: upgrades.map((file) => `${file.scope}/${file.name}`),
+    };
     for (const file of pending) {
       const id = `${file.scope}/${file.name}`;
       try {
@@ -109,13 +121,47 @@ export async function migrate(
 }
 
 /**
- * Decides what to apply, refusing two states that mean the code and the database disagree: an applied
- * file whose content changed, and a new file sorted before one already applied in its scope (it would
- * run out of order on existing databases but in order on fresh ones).
+ * Rewrites the rows that hold a former whole-file checksum to the current one, in one transaction, under
+ * the advisory lock the caller holds: the next boot finds them current, and this is logged once.
  */
-export function plan(files: readonly MigrationFile[], applied: ReadonlyMap<string, string>): MigrationFile[] {
+async function upgradeChecksums(client: pg.PoolClient, upgrades: readonly MigrationFile[], logger: Logger) {
+  if (upgrades.length === 0) return;
+  const ids = upgrades.map((file) => `${file.scope}/${file.name}`);
+  try {
+    await client.query('BEGIN');
+    for (const file of upgrades) {
+      await client.query('UPDATE gatehouse_migrations SET checksum = $3 WHERE scope = $1 AND name = $2', [
+        file.scope,
+        file.name,
+        file.checksum,
+      ]);
+    }
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    const message = `rewriting the checksums of ${ids.join(', ')} failed: ${(err as Error).message}`;
+    throw new MigrationError(message, { cause: err });
+  }
+  logger.info(
+    { migrations: ids },
+    'migration checksums rewritten to the rule that leaves comments out (docs/adr/0002-migrations-layout.md)',
+  );
+}
+
+/**
+ * Decides what to apply and which recorded checksums to rewrite, refusing two states that mean the code
+ * and the database disagree: an applied file whose statements changed, and a new file sorted before one
+ * already applied in its scope (it would run out of order on existing databases but in order on fresh
+ * ones). `legacy`: the former checksums accepted per file (legacy-checksums.ts).
+ */
+export function plan(
+  files: readonly MigrationFile[],
+  applied: ReadonlyMap<string, string>,
+  legacy: ReadonlyMap<string, LegacyChecksum> = LEGACY_CHECKSUMS,
+): MigrationPlan {
   const problems: string[] = [];
   const pending: MigrationFile[] = [];
+  const upgrades: MigrationFile[] = [];
   const lastAppliedInScope = new Map<string, string>();
   for (const file of files) {
     const id = `${file.scope}/${file.name}`;
@@ -123,7 +169,9 @@ export function plan(files: readonly MigrationFile[], applied: ReadonlyMap<strin
     if (recorded === undefined) {
       pending.push(file);
     } else {
-      if (recorded !== file.checksum) {
+      const standing = compare(file, recorded, legacy.get(id));
+      if (standing === 'former rule') upgrades.push(file);
+      if (standing === 'changed') {
         problems.push(
           `migration ${id} was changed after it was applied (checksum ${recorded.slice(0, 12)}… in the database, ${file.checksum.slice(0, 12)}… on disk); add a new migration instead of editing an applied one`,
         );
@@ -140,5 +188,22 @@ export function plan(files: readonly MigrationFile[], applied: ReadonlyMap<strin
     }
   }
   if (problems.length > 0) throw new MigrationError(problems.join('\n'));
-  return pending;
+  return { pending, upgrades };
+}
+
+/**
+ * How an applied file's recorded checksum stands against the file on disk. `former rule`: the database
+ * recorded, under the whole-file rule, a file whose statements are still those on disk — the whole-file
+ * checksum of the file on disk itself (it has not changed at all), or the one the legacy table lists for
+ * it while the file keeps the statements that entry names.
+ */
+function compare(
+  file: MigrationFile,
+  recorded: string,
+  legacy: LegacyChecksum | undefined,
+): 'current' | 'former rule' | 'changed' {
+  if (recorded === file.checksum) return 'current';
+  if (recorded === wholeFileChecksum(file.sql)) return 'former rule';
+  const listed = legacy !== undefined && recorded === legacy.wholeFile && file.checksum === legacy.statements;
+  return listed ? 'former rule' : 'changed';
 }
