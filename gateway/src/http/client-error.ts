@@ -7,6 +7,7 @@ import { coreErrors } from '../errors/core-errors.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.ts';
 import { securityHeaderPairs } from './security-headers.ts';
+import { REQUEST_ID_HEADER } from './request-state.ts';
 
 /** What node's HTTP parser gives a `clientError`: an errno-style code and, for parse errors, the bytes read. */
 type ClientError = Error & { code?: string; rawPacket?: Buffer };
@@ -109,7 +110,7 @@ function render(
   const head = [
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`,
     ...securityHeaders.map(([name, value]) => `${name}: ${value}`),
-    `X-Request-Id: ${requestId}`,
+    `${REQUEST_ID_HEADER}: ${requestId}`,
     `Content-Type: ${PROBLEM_CONTENT_TYPE}`,
     `Content-Length: ${body.length}`,
     `Date: ${new Date().toUTCString()}`,

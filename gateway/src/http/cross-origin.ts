@@ -3,19 +3,20 @@ import type { RequestHandler } from 'express';
 import { SESSION_HEADER } from '../gate/gate.ts';
 import { SIGNATURE_HEADER } from '../gate/hmac.ts';
 import { requestIdFor } from './request-context.ts';
+import { REQUEST_ID_HEADER } from './request-state.ts';
 
 /** Headers a browser client may send cross-origin, and those it may read back. */
 const ALLOWED_HEADERS = [
   'Content-Type',
   'Authorization',
-  'X-Request-Id',
+  REQUEST_ID_HEADER,
   displayName(SIGNATURE_HEADER),
   displayName(SESSION_HEADER),
   'X-Api-Key',
   'Idempotency-Key',
 ];
 const EXPOSED_HEADERS = [
-  'X-Request-Id',
+  REQUEST_ID_HEADER,
   'Retry-After',
   'RateLimit-Limit',
   'RateLimit-Remaining',
@@ -47,7 +48,7 @@ export function crossOrigin(allowedOrigins: readonly string[]): RequestHandler {
     // A preflight is answered here, before step 4 gives requests their id; it still carries one, as every
     // answer does (docs/errors.md, "Rules the mapper enforces").
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
-      res.setHeader('X-Request-Id', requestIdFor(req));
+      res.setHeader(REQUEST_ID_HEADER, requestIdFor(req));
     }
     handle(req, res, next);
   };

@@ -4,6 +4,7 @@ import { coreErrors } from '../errors/core-errors.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { PROBLEM_CONTENT_TYPE, toGatewayError, toProblem } from '../errors/problem.ts';
 import { requestIdFor } from './request-context.ts';
+import { REQUEST_ID_HEADER } from './request-state.ts';
 
 /** Pipeline step 8: hands the request to the route matched in step 4, or reports that none matched. */
 export const dispatch: RequestHandler = (req, res, next) => {
@@ -47,7 +48,7 @@ export function sendProblem(
     return;
   }
   res.status(error.status);
-  res.setHeader('X-Request-Id', requestId);
+  res.setHeader(REQUEST_ID_HEADER, requestId);
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
   res.end(JSON.stringify(toProblem(error, requestId)));

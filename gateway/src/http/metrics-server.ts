@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { coreErrors } from '../errors/core-errors.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.ts';
+import { REQUEST_ID_HEADER } from './request-state.ts';
 
 const NOT_FOUND = coreErrors.create('request.not_found', {
   detail: 'This listener serves GET /metrics only',
@@ -31,7 +32,7 @@ export function createMetricsServer(registry: Registry): Server {
     // The same problem document as the public listener's 404, from the same catalogue.
     const requestId = randomUUID();
     const problem = toProblem(NOT_FOUND, requestId);
-    res.writeHead(problem.status, { 'Content-Type': PROBLEM_CONTENT_TYPE, 'X-Request-Id': requestId });
+    res.writeHead(problem.status, { 'Content-Type': PROBLEM_CONTENT_TYPE, [REQUEST_ID_HEADER]: requestId });
     res.end(JSON.stringify(problem));
   });
 }

@@ -4,7 +4,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { RouteTable } from '../plugin/route-table.ts';
 import type { AccessLog } from './access-log.ts';
 import { UNMATCHED_ROUTE, type HttpMetrics } from './http-metrics.ts';
-import './request-state.ts';
+import { REQUEST_ID_HEADER } from './request-state.ts';
 
 /**
  * A client's request id is kept when it is at most 128 safe characters, else a new id is made
@@ -13,7 +13,7 @@ import './request-state.ts';
 const SAFE_REQUEST_ID = /^[\w.:@+=~-]{1,128}$/;
 
 export function requestIdFor(req: Request): string {
-  const incoming = req.headers['x-request-id'];
+  const incoming = req.headers[REQUEST_ID_HEADER.toLowerCase()];
   return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
@@ -52,7 +52,7 @@ export function requestContext(deps: {
 
   return (req, res, next) => {
     const id = requestIdFor(req);
-    res.setHeader('X-Request-Id', id);
+    res.setHeader(REQUEST_ID_HEADER, id);
     const match = routes.find(req.method, req.url);
     if (match) req.params = match.params as Record<string, string>;
     req.gatehouse = { id, route: match ? match.route : null, hasQuery: match ? match.hasQuery : false };

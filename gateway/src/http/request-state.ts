@@ -1,6 +1,13 @@
 import type { SessionIdentity } from '../gate/session-verifier.ts';
 import type { MatchedRoute } from '../plugin/route-table.ts';
 
+/**
+ * The header that carries the request id, both ways: a caller's well-formed id is kept, and every answer and every
+ * upstream request carries the id the gateway settled on. Written in this case; Node hands incoming headers in
+ * lower case, so lookups in `req.headers` use `REQUEST_ID_HEADER.toLowerCase()`.
+ */
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
 /** What the pipeline knows about a request, attached by step 4 (request id and logging). */
 export interface RequestState {
   /** The request id (docs/errors.md, "The problem document"): echoed in X-Request-Id, logs and audit rows. */

@@ -8,6 +8,7 @@ import { SESSION_HEADER } from '../gate/gate.ts';
 import { SIGNATURE_HEADER } from '../gate/hmac.ts';
 import type { RouteRegistrar } from '../plugin/route-table.ts';
 import { sendProblem } from './error-handler.ts';
+import { REQUEST_ID_HEADER } from './request-state.ts';
 
 /**
  * Identity headers the gateway sets for upstreams; a client can never send its own, so an upstream may trust
@@ -33,7 +34,13 @@ const DROPPED_HEADERS = new Set([
  * UPSTREAM_UNDERSCORE_HEADERS=keep: an upstream that reads `X_Request_Id` as X-Request-Id, or
  * `Transfer_Encoding` as framing, would otherwise take the client's word for it.
  */
-const OWNED_HEADERS = new Set(['x-request-id', 'host', 'content-length', 'transfer-encoding', 'connection']);
+const OWNED_HEADERS = new Set([
+  REQUEST_ID_HEADER.toLowerCase(),
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+]);
 
 /**
  * Whether a client header must not reach an upstream. CGI, WSGI, PHP and nginx-style upstreams turn
@@ -132,7 +139,7 @@ function prepareUpstreamRequest(
   proxyReq.setHeader('X-Forwarded-For', [...req.ips, peer].filter(Boolean).join(', '));
   proxyReq.setHeader('X-Forwarded-Proto', req.protocol);
   if (req.hostname) proxyReq.setHeader('X-Forwarded-Host', req.hostname);
-  proxyReq.setHeader('X-Request-Id', req.gatehouse.id);
+  proxyReq.setHeader(REQUEST_ID_HEADER, req.gatehouse.id);
   if (req.identity) {
     proxyReq.setHeader('X-Gatehouse-User', utf8HeaderValue(req.identity.sub));
     proxyReq.setHeader('X-Gatehouse-Roles', utf8HeaderValue(req.identity.roles.join(',')));
