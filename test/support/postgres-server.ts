@@ -14,7 +14,13 @@ export async function startPostgresServer(options: {
   password: string;
   /** Extra `-c name=value` settings. */
   settings?: Record<string, string>;
-}): Promise<{ adminUrl: string; stop(): Promise<void> }> {
+}): Promise<{
+  adminUrl: string;
+  /** Stops the server and keeps its data; `resume` starts it again on the same port (a database restart). */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+  stop(): Promise<void>;
+}> {
   const EmbeddedPostgres = await importEmbeddedPostgres();
   // Not mkdtemp: its 0700 folder is closed to the unprivileged user Postgres runs as under root.
   const dir = path.join(tmpdir(), `${options.name}-${process.pid}`);
@@ -36,14 +42,20 @@ export async function startPostgresServer(options: {
   await server.initialise();
   // Started as the gateway starts its own (db/postmaster.ts): a test run killed outright, or a Ctrl-C
   // that stops the runner, does not leave the server running.
-  const postmaster = await startPostmaster({
-    clusterDir,
-    port,
-    flags: Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
-    onLog: () => {},
-  });
+  const start = () =>
+    startPostmaster({
+      clusterDir,
+      port,
+      flags: Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+      onLog: () => {},
+    });
+  let postmaster = await start();
   return {
     adminUrl: `postgres://postgres:${options.password}@127.0.0.1:${port}/postgres`,
+    pause: () => postmaster.stop(),
+    resume: async () => {
+      postmaster = await start();
+    },
     stop: async () => {
       await postmaster.stop();
       cancelStopOnExit();

@@ -1,0 +1,86 @@
+import type { Server, Socket } from 'socket.io';
+import type { Logger, PluginContext, Queryable, SessionIdentity } from '../../../../gateway/src/plugin-api.ts';
+import { mayJoin, needsFacts } from '../domain/entitlement.ts';
+import { ownRooms, parseRoom, type Room } from '../domain/rooms.ts';
+import { toSocketProblem } from '../domain/wire.ts';
+import { realtimeErrors } from '../errors.ts';
+import { loadFacts } from './entitlements.ts';
+import type { SocketState } from './socket-session-state.ts';
+
+/** Sockets checked before yielding to the event loop, so a sweep never holds up event delivery for long. */
+const SLICE = 250;
+
+/**
+ * Checks every open socket again against the current state (README, "Rooms"): its session (revoked or
+ * expired: `session_ended`, then disconnected), its roles (role rooms follow them), and its cluster,
+ * conversation and global rooms (left, with `unsubscribed`, when the staff member no longer may be there).
+ */
+export async function recheckSockets(deps: {
+  io: Server;
+  db: Queryable;
+  sessions: PluginContext<unknown>['sessions'];
+  logger: Logger;
+}): Promise<void> {
+  const sockets = [...deps.io.of('/').sockets.values()].filter((socket) => (socket.data as SocketState).ready);
+  for (let i = 0; i < sockets.length; i += SLICE) {
+    for (const socket of sockets.slice(i, i + SLICE)) await recheckSession(deps, socket);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await recheckRooms(deps, sockets.filter((socket) => socket.connected));
+}
+
+async function recheckSession(deps: Parameters<typeof recheckSockets>[0], socket: Socket): Promise<void> {
+  const state = socket.data as SocketState;
+  const { token, identity } = state.session;
+  if (token === null || identity === null || !socket.connected) return;
+  const result = await deps.sessions.verify(token);
+  if (!result.ok) {
+    socket.emit('session_ended', toSocketProblem(realtimeErrors.create('realtime.session.ended'), socket.id));
+    socket.disconnect(true);
+    return;
+  }
+  state.session = { token, identity: result.identity };
+  syncRoleRooms(socket, identity, result.identity);
+}
+
+/** Role rooms follow the roles the session has now. */
+function syncRoleRooms(socket: Socket, before: SessionIdentity, now: SessionIdentity): void {
+  const was = new Set(ownRooms(before));
+  const is = new Set(ownRooms(now));
+  const left = [...was].filter((room) => !is.has(room) && socket.rooms.has(room));
+  for (const room of left) void socket.leave(room);
+  for (const room of is) if (!socket.rooms.has(room)) void socket.join(room);
+  if (left.length > 0) notifyLeft(socket, left);
+}
+
+/** One batch of queries for every socket in a room that depends on cluster membership. */
+async function recheckRooms(deps: Parameters<typeof recheckSockets>[0], sockets: readonly Socket[]): Promise<void> {
+  const watched: Array<{ socket: Socket; identity: SessionIdentity; rooms: Room[] }> = [];
+  for (const socket of sockets) {
+    const identity = (socket.data as SocketState).session.identity;
+    if (identity === null) continue;
+    const rooms = [...socket.rooms]
+      .map(parseRoom)
+      .filter((room): room is Room => room !== null && needsFacts(identity, room));
+    if (rooms.length > 0) watched.push({ socket, identity, rooms });
+  }
+  if (watched.length === 0) return;
+  const users = [...new Set(watched.map((entry) => entry.identity.sub))];
+  const conversations = [
+    ...new Set(watched.flatMap((entry) => entry.rooms.filter((r) => r.kind === 'conversation').map((r) => r.id))),
+  ];
+  const facts = await loadFacts(deps.db, users, conversations);
+  for (const { socket, identity, rooms } of watched) {
+    const staff = facts.get(identity.sub);
+    const lost = rooms.filter((room) => staff === undefined || !mayJoin(identity, room, staff)).map((r) => r.name);
+    for (const room of lost) void socket.leave(room);
+    if (lost.length > 0) notifyLeft(socket, lost);
+  }
+}
+
+function notifyLeft(socket: Socket, rooms: string[]): void {
+  socket.emit('unsubscribed', {
+    rooms,
+    error: toSocketProblem(realtimeErrors.create('realtime.room.forbidden'), socket.id),
+  });
+}
