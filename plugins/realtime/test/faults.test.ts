@@ -8,7 +8,12 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgresServer } from '../../../test/support/postgres-server.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
-import { dashboardToken, messagingRows, RealtimeClient, realtimeEnv } from '../../../test/support/realtime.ts';
+import {
+  dashboardToken,
+  messagingRows,
+  RealtimeClient,
+  realtimeEnv,
+} from '../../../test/support/realtime.ts';
 
 let server: Awaited<ReturnType<typeof startPostgresServer>>;
 let gateway: TestGateway;
@@ -86,7 +91,10 @@ beforeAll(async () => {
   await admin.query('CREATE DATABASE gatehouse');
   await admin.end();
   databaseUrl = server.adminUrl.replace(/\/postgres$/, '/gatehouse');
-  gateway = await startTestGateway({ databaseUrl, env: realtimeEnv('enforce', { REALTIME_HEARTBEAT_MS: '200' }) });
+  gateway = await startTestGateway({
+    databaseUrl,
+    env: realtimeEnv('enforce', { REALTIME_HEARTBEAT_MS: '200' }),
+  });
   pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   pool.on('error', () => undefined);
 }, 120_000);
@@ -111,7 +119,9 @@ describe('listener faults under a steady stream of events', () => {
           AND (query LIKE 'LISTEN service_events%' OR query LIKE '%pg_listening_channels%')`,
     );
     expect(rows[0]?.n).toBeGreaterThanOrEqual(1);
-    await expect.poll(async () => (await health()).listenerReconnects, { timeout: 15_000 }).toBeGreaterThan(before);
+    await expect
+      .poll(async () => (await health()).listenerReconnects, { timeout: 15_000 })
+      .toBeGreaterThan(before);
     const after = stream.committed();
     await expect.poll(() => stream.committed(), { timeout: 10_000 }).toBeGreaterThan(after + 20);
     await stream.stop();

@@ -85,7 +85,10 @@ export function createSocketAuthenticator(deps: {
 }
 
 /** The session token: `auth.token`, else the forwarded-session header, else the gateway's session cookie. */
-function findToken(input: HandshakeInput, cookieName: string): { token: string | undefined; fromCookie: boolean } {
+function findToken(
+  input: HandshakeInput,
+  cookieName: string,
+): { token: string | undefined; fromCookie: boolean } {
   if (input.token !== undefined) return { token: input.token, fromCookie: false };
   const header = input.headers[SESSION_HEADER];
   if (typeof header === 'string' && header !== '') return { token: header, fromCookie: false };
