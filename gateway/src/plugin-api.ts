@@ -40,7 +40,7 @@ export type { SessionIdentity, SessionResolver } from './gate/session-verifier.t
 export { startLoop } from './jobs/loop.ts';
 export type { Loop } from './jobs/loop.ts';
 export { listen } from './db/listener.ts';
-export type { Listener } from './db/listener.ts';
+export type { Listener, ListenOptions } from './db/listener.ts';
 export { startFailureAudit } from './gate/failure-audit.ts';
 export type { FailureAudit } from './gate/failure-audit.ts';
 export { isCleanIdentifier, storableText } from './text/storable-text.ts';
