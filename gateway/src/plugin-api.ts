@@ -34,6 +34,7 @@ export type { AuditWriter } from './audit/audit-writer.ts';
 export type { Clock } from './clock.ts';
 export type { Database, Queryable } from './db/database.ts';
 export type { Logger } from './logger.ts';
+export type { ApiAuthMode } from './gate/config.ts';
 export type { SessionIdentity, SessionResolver } from './gate/session-verifier.ts';
 
 // Building blocks a plugin runs itself.
