@@ -12,6 +12,9 @@ import { realtimeErrors } from '../errors.ts';
 import { loadFacts } from './entitlements.ts';
 import type { SocketState } from './socket-session-state.ts';
 
+/** What verifying a session answers. */
+type SessionResult = Awaited<ReturnType<PluginContext<unknown>['sessions']['verify']>>;
+
 /** Sockets checked before yielding to the event loop, so a sweep never holds up event delivery for long. */
 const SLICE = 250;
 
@@ -29,8 +32,10 @@ export async function recheckSockets(deps: {
   const sockets = [...deps.io.of('/').sockets.values()].filter(
     (socket) => (socket.data as SocketState).ready,
   );
+  // Many sockets share a token (a user's tabs, a server-side client): each token is verified once a sweep.
+  const verdicts = new Map<string, SessionResult>();
   for (let i = 0; i < sockets.length; i += SLICE) {
-    for (const socket of sockets.slice(i, i + SLICE)) await recheckSession(deps, socket);
+    for (const socket of sockets.slice(i, i + SLICE)) await recheckSession(deps, socket, verdicts);
     await new Promise((resolve) => setImmediate(resolve));
   }
   await recheckRooms(
@@ -39,11 +44,19 @@ export async function recheckSockets(deps: {
   );
 }
 
-async function recheckSession(deps: Parameters<typeof recheckSockets>[0], socket: Socket): Promise<void> {
+async function recheckSession(
+  deps: Parameters<typeof recheckSockets>[0],
+  socket: Socket,
+  verdicts: Map<string, SessionResult>,
+): Promise<void> {
   const state = socket.data as SocketState;
   const { token, identity } = state.session;
   if (token === null || identity === null || !socket.connected) return;
-  const result = await deps.sessions.verify(token);
+  let result = verdicts.get(token);
+  if (result === undefined) {
+    result = await deps.sessions.verify(token);
+    verdicts.set(token, result);
+  }
   if (!result.ok) {
     socket.emit('session_ended', toSocketProblem(realtimeErrors.create('realtime.session.ended'), socket.id));
     socket.disconnect(true);
