@@ -77,7 +77,8 @@ async function watchers(room: string, count: number): Promise<RealtimeClient[]> 
 
 async function expectExactlyOnceInOrder(room: string, received: RealtimeClient[]) {
   const expected = await committedIds(room);
-  expect(expected.length).toBeGreaterThan(50);
+  // At least the 20 committed before the fault and the 20 after it that the test waited for.
+  expect(expected.length).toBeGreaterThanOrEqual(40);
   const messages = (client: RealtimeClient) =>
     client.events.filter((event) => event.type === 'message.created').map((event) => event.id);
   for (const client of received) {
