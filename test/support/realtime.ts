@@ -155,11 +155,12 @@ export const messagingRows = {
     return rows[0]?.id as string;
   },
 
+  /** An inbound message already processed: the messaging worker leaves it alone (no replies, no updates). */
   async message(db: Queryable, conversationId: string, text: string): Promise<string> {
     const { rows } = await db.query<{ id: string }>(
       `INSERT INTO messaging_messages (conversation_id, direction, provider_message_id, type, text, payload,
          provider_timestamp, created_at, processing_status)
-       VALUES ($1, 'inbound', $2, 'text', $3, '{}', now(), now(), 'queued') RETURNING id`,
+       VALUES ($1, 'inbound', $2, 'text', $3, '{}', now(), now(), 'processed') RETURNING id`,
       [conversationId, `wamid.${randomUUID()}`, text],
     );
     return rows[0]?.id as string;

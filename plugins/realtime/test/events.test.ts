@@ -59,7 +59,7 @@ describe('the five triggers', () => {
     const conversation = await messagingRows.conversation(writer, cluster);
     const message = await messagingRows.message(writer, conversation, 'halo, mau daftar');
     await writer.query(
-      "UPDATE messaging_messages SET processing_status = 'processed', intent = 'wantRegister' WHERE id = $1",
+      "UPDATE messaging_messages SET processing_status = 'dead', intent = 'wantRegister' WHERE id = $1",
       [message],
     );
     await writer.query('UPDATE messaging_conversations SET contact_name = $2 WHERE id = $1', [
@@ -83,11 +83,11 @@ describe('the five triggers', () => {
       conversationId: conversation,
       direction: 'inbound',
       text: 'halo, mau daftar',
-      processingStatus: 'queued',
+      processingStatus: 'processed',
     });
     expect(events[1]?.payload.createdAt).toMatch(UTC);
     expect(events[1]?.payload.providerTimestamp).toMatch(UTC);
-    expect(events[2]?.payload).toMatchObject({ processingStatus: 'processed', intent: 'wantRegister' });
+    expect(events[2]?.payload).toMatchObject({ processingStatus: 'dead', intent: 'wantRegister' });
     expect(events[3]?.payload).toMatchObject({ contactName: 'Budi', clusterId: cluster });
     // Ids are the log's order: strictly increasing.
     expect(events.map((event) => event.id)).toEqual(
