@@ -38,6 +38,11 @@ CREATE FUNCTION realtime_conversation_rooms(conversation uuid, cluster uuid) RET
   LANGUAGE sql IMMUTABLE PARALLEL SAFE
   RETURN array_remove(ARRAY['conversation:' || conversation, 'cluster:' || cluster], NULL);
 
+-- Announces an event: its id, type and rooms, never its payload.
+CREATE FUNCTION realtime_announce(event_id bigint, event_type text, event_rooms text[]) RETURNS void
+  LANGUAGE sql
+  RETURN pg_notify('service_events', json_build_object('id', event_id, 'type', event_type, 'rooms', event_rooms)::text);
+
 -- Appends one event and announces it. The payload travels in the row, never in the NOTIFY.
 CREATE FUNCTION realtime_emit(event_type text, event_rooms text[], event_payload jsonb) RETURNS void
   LANGUAGE plpgsql AS $$
@@ -47,7 +52,7 @@ BEGIN
   INSERT INTO realtime_events (type, rooms, payload)
   VALUES (event_type, event_rooms, event_payload)
   RETURNING id INTO event_id;
-  PERFORM pg_notify('service_events', json_build_object('id', event_id, 'type', event_type, 'rooms', event_rooms)::text);
+  PERFORM realtime_announce(event_id, event_type, event_rooms);
 END $$;
 
 -- Messages: what the dashboard shows of a message (never the provider's raw payload).
@@ -80,7 +85,7 @@ BEGIN
        ORDER BY n.seq
       RETURNING id, type, rooms
     LOOP
-      PERFORM pg_notify('service_events', json_build_object('id', event.id, 'type', event.type, 'rooms', event.rooms)::text);
+      PERFORM realtime_announce(event.id, event.type, event.rooms);
     END LOOP;
   ELSE
     PERFORM realtime_emit(
@@ -131,7 +136,7 @@ BEGIN
        ORDER BY n.created_at, n.id
       RETURNING id, type, rooms
     LOOP
-      PERFORM pg_notify('service_events', json_build_object('id', event.id, 'type', event.type, 'rooms', event.rooms)::text);
+      PERFORM realtime_announce(event.id, event.type, event.rooms);
     END LOOP;
   ELSE
     -- A conversation moved to another cluster is announced to the cluster it left as well.

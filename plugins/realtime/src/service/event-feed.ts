@@ -3,7 +3,9 @@ import {
   type Database,
   type Listener,
   type Logger,
+  type Loop,
   listen,
+  startLoop,
 } from '../../../../gateway/src/plugin-api.ts';
 import { eventStore, type StoredEvent } from '../store/event-store.ts';
 
@@ -58,8 +60,6 @@ export async function startEventFeed(options: {
   let delivered = 0;
   let lastNotifyAt: Date | null = null;
   let stopped = false;
-  let reading: Promise<void> | null = null;
-  let again = false;
   let holeTimer: NodeJS.Timeout | undefined;
   const waiters = new Set<{ id: number; resolve(ok: boolean): void }>();
 
@@ -91,26 +91,19 @@ export async function startEventFeed(options: {
     return events.length === READ_BATCH && ready.length === events.length;
   };
 
-  const read = () => {
-    if (stopped) return;
-    if (reading) {
-      again = true;
-      return;
-    }
-    reading = (async () => {
-      do {
-        again = false;
-        try {
-          if (await readOnce()) again = true;
-        } catch (err) {
-          logger.warn({ err: { message: (err as Error).message } }, 'realtime: reading the event log failed');
-          again = false;
-        }
-      } while (again && !stopped);
-    })().finally(() => {
-      reading = null;
+  // Reads never overlap; a wake-up during a read makes another one follow it; a full batch is followed at once.
+  const reader: Loop = startLoop({
+    name: 'realtime-feed',
+    intervalMs: SAFETY_READ_MS,
+    logger,
+    async pass() {
+      const more = await readOnce();
       scheduleHoleCheck();
-    });
+      return more ? 1 : 0;
+    },
+  });
+  const read = () => {
+    if (!stopped) reader.kick();
   };
 
   const scheduleHoleCheck = () => {
@@ -140,8 +133,6 @@ export async function startEventFeed(options: {
       options.onConnectionChange?.(false);
     },
   });
-  const safety = setInterval(read, SAFETY_READ_MS);
-  safety.unref();
 
   return {
     get watermark() {
@@ -176,11 +167,10 @@ export async function startEventFeed(options: {
     },
     async stop() {
       stopped = true;
-      clearInterval(safety);
       clearTimeout(holeTimer);
       for (const waiter of waiters) waiter.resolve(false);
       await listener.stop();
-      await reading;
+      await reader.stop();
     },
   };
 }
