@@ -42,7 +42,6 @@ const CONCEPTS: Record<string, Record<string, string>> = {
   realtime: {},
 };
 
-
 const PLUGINS = readdirSync(path.join(ROOT, 'plugins'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
