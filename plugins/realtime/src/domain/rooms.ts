@@ -10,9 +10,6 @@ export interface Room {
   readonly id: string;
 }
 
-/** The rooms every event of a type is sent to besides its conversation's (e.g. all leads: `global:leads`). */
-export const GLOBAL_ROOMS = ['leads'] as const;
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const GLOBAL_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 /** User ids and roles are the identity's own text (at most 200 characters, like the tables that hold them). */

@@ -1,4 +1,3 @@
-import type { SessionIdentity } from '../../../../gateway/src/plugin-api.ts';
 import type { HandshakeAuth } from '../domain/messages.ts';
 import type { SocketSession } from './socket-identity.ts';
 
@@ -11,8 +10,4 @@ export interface SocketState {
   ready: boolean;
   /** Subscriptions run one at a time per socket, in the order they were sent. */
   queue: Promise<unknown>;
-}
-
-export function identityOf(state: SocketState): SessionIdentity | null {
-  return state.session.identity;
 }
