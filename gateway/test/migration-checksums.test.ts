@@ -126,10 +126,16 @@ describe('a database migrated when checksums covered whole files', () => {
       gateway.child.kill('SIGTERM');
       expect(await gateway.exited).toBe(0);
       expect(gateway.stdout().match(REWRITTEN)).toHaveLength(1);
-      expect(gateway.stdout()).not.toContain('"msg":"migration applied"');
+      // None of the migrations it had is applied again (those written since, new plugins' tables, are).
+      const applied = [...gateway.stdout().matchAll(/"migration":"([^"]+)","msg":"migration applied"/g)].map(
+        (match) => match[1] ?? '',
+      );
+      expect(applied.filter((id) => id in before)).toEqual([]);
 
       const expected = Object.fromEntries(Object.entries(current).map(([id, sql]) => [id, checksum(sql)]));
-      expect(await recordedChecksums(db)).toEqual(expected);
+      // Rows of migrations written since the fixture (new plugins' tables) are there too, with their checksums.
+      const recorded = await recordedChecksums(db);
+      expect(Object.fromEntries(Object.keys(expected).map((id) => [id, recorded[id]]))).toEqual(expected);
 
       const again = endsWithTest(spawnGateway({ args: ['migrate'], env }));
       expect(await again.exited).toBe(0);
