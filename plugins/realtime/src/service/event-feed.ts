@@ -116,23 +116,31 @@ export async function startEventFeed(options: {
     holeTimer.unref();
   };
 
-  const listener: Listener = await listen({
-    db,
-    logger,
-    channels: [EVENTS_CHANNEL],
-    heartbeatMs: options.heartbeatMs,
-    onNotify() {
-      lastNotifyAt = options.clock.now();
-      read();
-    },
-    onConnected() {
-      options.onConnectionChange?.(true);
-      read();
-    },
-    onDisconnected() {
-      options.onConnectionChange?.(false);
-    },
-  });
+  let listener: Listener;
+  try {
+    listener = await listen({
+      db,
+      logger,
+      channels: [EVENTS_CHANNEL],
+      heartbeatMs: options.heartbeatMs,
+      onNotify() {
+        lastNotifyAt = options.clock.now();
+        read();
+      },
+      onConnected() {
+        options.onConnectionChange?.(true);
+        read();
+      },
+      onDisconnected() {
+        options.onConnectionChange?.(false);
+      },
+    });
+  } catch (err) {
+    // The first connect must succeed (the gateway then refuses boot): leave no reader behind.
+    stopped = true;
+    await reader.stop();
+    throw err;
+  }
 
   return {
     get watermark() {
