@@ -42,8 +42,6 @@ const CONCEPTS: Record<string, Record<string, string>> = {
   realtime: {},
 };
 
-/** Plugins registered but not built yet: they have the four files, and get the layers when they are built. */
-const NOT_BUILT = new Set(['realtime']);
 
 const PLUGINS = readdirSync(path.join(ROOT, 'plugins'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
@@ -97,7 +95,7 @@ describe.each(PLUGINS)('plugins/%s', (id) => {
     const { folders } = entries(`plugins/${id}/src`);
     const allowed = [...LAYERS, ...Object.keys(OPTIONAL), ...Object.keys(CONCEPTS[id] ?? {})];
     expect(folders.filter((name) => !allowed.includes(name))).toEqual([]);
-    if (!NOT_BUILT.has(id)) expect(LAYERS.filter((layer) => !folders.includes(layer))).toEqual([]);
+    expect(LAYERS.filter((layer) => !folders.includes(layer))).toEqual([]);
   });
 
   it('keeps all its SQL in store/', () => {

@@ -34,13 +34,14 @@ export type { AuditWriter } from './audit/audit-writer.ts';
 export type { Clock } from './clock.ts';
 export type { Database, Queryable } from './db/database.ts';
 export type { Logger } from './logger.ts';
+export type { ApiAuthMode } from './gate/config.ts';
 export type { SessionIdentity, SessionResolver } from './gate/session-verifier.ts';
 
 // Building blocks a plugin runs itself.
 export { startLoop } from './jobs/loop.ts';
 export type { Loop } from './jobs/loop.ts';
 export { listen } from './db/listener.ts';
-export type { Listener } from './db/listener.ts';
+export type { Listener, ListenOptions } from './db/listener.ts';
 export { startFailureAudit } from './gate/failure-audit.ts';
 export type { FailureAudit } from './gate/failure-audit.ts';
 export { isCleanIdentifier, storableText } from './text/storable-text.ts';

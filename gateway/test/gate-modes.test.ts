@@ -188,6 +188,12 @@ describe.each(['disabled', 'warn', 'enforce'] as const)('API_AUTH_MODE=%s', (mod
     );
   });
 
+  it('plugins see the mode in ctx.gate', async () => {
+    const res = await fetch(`${gateway.url}/fixture/gate`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ mode });
+  });
+
   it('exempt routes answer the same, with no audit rows and no gate metrics', async () => {
     const before = await decisions(gateway.metricsUrl);
     for (const path of ['/', '/health']) {

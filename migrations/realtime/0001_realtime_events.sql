@@ -1,4 +1,4 @@
--- Realtime delivery (plugins/realtime/README.md; ADR 0013 explains the design). Triggers on messaging's tables
+-- Realtime delivery (plugins/realtime/README.md; ADR 0009 explains the design). Triggers on messaging's tables
 -- append one row per event to realtime_events and announce its id on the channel service_events. The NOTIFY is
 -- only a wake-up with the id, type and rooms (far below NOTIFY's 8000-byte limit whatever the payload's size);
 -- every replica reads the rows themselves, in id order, and delivers them to its own sockets. The table is

@@ -25,6 +25,9 @@ export async function seedLocalAccount(
     await argon2.hash(account.password, ARGON2_PARAMS),
   );
   if (!user) throw new Error(`${account.email} exists already`);
-  for (const role of account.roles ?? []) await userStore.grantRole(db, user.id, role, 'test');
+  for (const role of account.roles ?? []) {
+    await db.query('INSERT INTO auth_roles (name) VALUES ($1) ON CONFLICT DO NOTHING', [role]);
+    await userStore.grantRole(db, user.id, role, 'test');
+  }
   return user.id;
 }

@@ -83,7 +83,8 @@ export class RealtimeClient {
     });
     this.socket.on('ready', (body: Ready) => {
       this.readies.push(body);
-      if (this.lastEventId === undefined || body.lastEventId > this.lastEventId) this.lastEventId = body.lastEventId;
+      if (this.lastEventId === undefined || body.lastEventId > this.lastEventId)
+        this.lastEventId = body.lastEventId;
     });
     this.socket.on('session_ended', (body: Record<string, unknown>) => this.endings.push(body));
     this.socket.on('unsubscribed', (body: { rooms: string[] }) => this.unsubscribed.push(body));
@@ -135,7 +136,10 @@ export const messagingRows = {
     );
     const id = rows[0]?.id as string;
     for (const member of members) {
-      await db.query('INSERT INTO messaging_cluster_members (cluster_id, user_id) VALUES ($1, $2)', [id, member]);
+      await db.query('INSERT INTO messaging_cluster_members (cluster_id, user_id) VALUES ($1, $2)', [
+        id,
+        member,
+      ]);
     }
     return id;
   },

@@ -38,6 +38,7 @@ export async function registerPlugins(
         metrics: deps.registry,
         clock: deps.clock,
         hooks: deps.hooks.forPlugin(plugin.id),
+        gate: { mode: settings.gate.mode },
         sessions: {
           verify: (token) => deps.verifier.verify(token),
           issue: (claims, maxAge) => deps.issuer.issue(claims, maxAge),

@@ -8,6 +8,7 @@ import type { Clock } from '../clock.ts';
 import type { CoreConfig } from '../config/core-config.ts';
 import type { EnvSchema } from '../config/read-env.ts';
 import type { Database } from '../db/database.ts';
+import type { ApiAuthMode } from '../gate/config.ts';
 import type { SessionIssuer } from '../gate/session-issuer.ts';
 import type { SessionCheck, SessionResolver, SessionVerifier } from '../gate/session-verifier.ts';
 import type { ErrorCatalogue } from '../errors/catalogue.ts';
@@ -61,6 +62,11 @@ export interface PluginContext<C> {
   readonly metrics: Registry;
   readonly clock: Clock;
   readonly hooks: PluginHooks;
+  /**
+   * The API gate's phase (API_AUTH_MODE, docs/api-auth-gate.md), for transports the gate's HTTP layers do
+   * not cover: a socket.io handshake refuses, audits or accepts a bad session as the gate would.
+   */
+  readonly gate: { readonly mode: ApiAuthMode };
   /**
    * Session tokens: `verify` is gate layer 2's verifier (for other transports: the socket.io handshake),
    * whose identity is the session resolver's answer (current roles), never the token's copy;

@@ -17,6 +17,11 @@ export const realtimeErrors = defineErrors({
   'realtime.room.forbidden': { status: 403, title: 'This identity may not join that room' },
   'realtime.room.limit': { status: 400, title: 'Too many rooms on one connection' },
   'realtime.session.ended': { status: 401, title: 'The session was revoked or has expired' },
+  'realtime.transport.invalid': {
+    status: 400,
+    title: 'Not a request the socket.io transport can use (transport, session id or query)',
+  },
+  'realtime.transport.forbidden': { status: 403, title: 'The socket.io transport refused the request' },
 });
 
 export type RealtimeErrorCode = keyof typeof realtimeErrors.specs;

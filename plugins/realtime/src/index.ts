@@ -2,10 +2,11 @@ import { definePlugin, migrationsDir } from '../../../gateway/src/plugin-api.ts'
 import { realtimeErrors } from './errors.ts';
 import { realtimeManifest } from './manifest.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
+import { attachSocketServer } from './routes/socket-server.ts';
 import { startRealtimeService } from './service/realtime-service.ts';
 
 /**
- * Realtime delivery (plugins/realtime/README.md, ADR 0013): triggers on the messaging tables append events to
+ * Realtime delivery (plugins/realtime/README.md, ADR 0009): triggers on the messaging tables append events to
  * a log and NOTIFY; one listener per replica reads the log in order and emits each event to its socket.io
  * rooms; clients authenticate with their session and are replayed what they missed when they reconnect.
  * It depends on messaging because the triggers sit on messaging's tables.
@@ -15,8 +16,8 @@ export const realtimePlugin = definePlugin({
   migrations: migrationsDir('realtime'),
   errors: realtimeErrors,
   async register(ctx) {
-    const service = await startRealtimeService(ctx);
-    registerHealthRoutes(ctx.routes, service.status);
+    const service = await startRealtimeService(ctx, { attach: attachSocketServer });
+    registerHealthRoutes(ctx.routes, () => service.status());
     ctx.hooks.health(() => {
       const status = service.status();
       return {

@@ -5,9 +5,16 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sign } from '../../../test/support/gate.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
-import { dashboardToken, messagingRows, RealtimeClient, realtimeEnv } from '../../../test/support/realtime.ts';
+import { EVENT_TYPES, type EventType } from '../src/domain/event-schemas.ts';
+import {
+  dashboardToken,
+  messagingRows,
+  RealtimeClient,
+  realtimeEnv,
+} from '../../../test/support/realtime.ts';
 
 const UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 let db: TestDatabase;
@@ -15,6 +22,14 @@ let gateway: TestGateway;
 /** A writer whose session speaks another time zone: payload timestamps must still be UTC. */
 let writer: pg.Client;
 const clients: RealtimeClient[] = [];
+
+/** Every event a client got has a documented type and a payload its published schema accepts. */
+const conforming = (client: RealtimeClient) => {
+  for (const event of client.events) {
+    expect(Object.keys(EVENT_TYPES)).toContain(event.type);
+    expect(() => EVENT_TYPES[event.type as EventType].payload.parse(event.payload)).not.toThrow();
+  }
+};
 
 const connect = async (claims: Record<string, unknown>, rooms: string[] = []) => {
   const client = new RealtimeClient(gateway.url, { token: await dashboardToken(claims), rooms });
@@ -43,8 +58,14 @@ describe('the five triggers', () => {
     const agent = await connect({ sub: 'agent-a', roles: ['agent'] }, [`cluster:${cluster}`]);
     const conversation = await messagingRows.conversation(writer, cluster);
     const message = await messagingRows.message(writer, conversation, 'halo, mau daftar');
-    await writer.query("UPDATE messaging_messages SET processing_status = 'processed', intent = 'wantRegister' WHERE id = $1", [message]);
-    await writer.query('UPDATE messaging_conversations SET contact_name = $2 WHERE id = $1', [conversation, 'Budi']);
+    await writer.query(
+      "UPDATE messaging_messages SET processing_status = 'processed', intent = 'wantRegister' WHERE id = $1",
+      [message],
+    );
+    await writer.query('UPDATE messaging_conversations SET contact_name = $2 WHERE id = $1', [
+      conversation,
+      'Budi',
+    ]);
 
     const events = await agent.received((all) => all.length >= 4, 'four events');
     expect(events.map((event) => event.type)).toEqual([
@@ -69,7 +90,9 @@ describe('the five triggers', () => {
     expect(events[2]?.payload).toMatchObject({ processingStatus: 'processed', intent: 'wantRegister' });
     expect(events[3]?.payload).toMatchObject({ contactName: 'Budi', clusterId: cluster });
     // Ids are the log's order: strictly increasing.
-    expect(events.map((event) => event.id)).toEqual([...events.map((event) => event.id)].sort((a, b) => a - b));
+    expect(events.map((event) => event.id)).toEqual(
+      [...events.map((event) => event.id)].sort((a, b) => a - b),
+    );
   });
 
   it('leads reach their conversation, its cluster and the global lead feed; notifications only their user', async () => {
@@ -96,8 +119,9 @@ describe('the five triggers', () => {
     );
     await writer.query("UPDATE messaging_notifications SET read_at = now() WHERE user_id = 'agent-b'");
 
-    const leads = (await agent.received((all) => all.filter((e) => e.type.startsWith('lead.')).length >= 2, 'leads'))
-      .filter((event) => event.type === 'lead.upserted');
+    const leads = (
+      await agent.received((all) => all.filter((e) => e.type.startsWith('lead.')).length >= 2, 'leads')
+    ).filter((event) => event.type === 'lead.upserted');
     expect(leads.map((event) => event.payload.status)).toEqual(['incomplete', 'captured']);
     expect(leads[0]?.rooms).toEqual([`conversation:${conversation}`, `cluster:${cluster}`, 'global:leads']);
     expect(leads[1]?.payload.capturedAt).toMatch(UTC);
@@ -116,7 +140,9 @@ describe('the five triggers', () => {
     expect(notifications[0]?.payload).toMatchObject({ kind: 'escalation', details: { reason: 'ask_human' } });
 
     // The bystander, in no cluster and not an admin, got none of it (its own rooms are empty of events).
-    await writer.query("INSERT INTO messaging_notifications (user_id, event_key, kind, payload, created_at) VALUES ('agent-c', 'k', 'test', '{}', now())");
+    await writer.query(
+      "INSERT INTO messaging_notifications (user_id, event_key, kind, payload, created_at) VALUES ('agent-c', 'k', 'test', '{}', now())",
+    );
     await other.received((all) => all.length >= 1, 'its own notification');
     expect(other.events.map((event) => event.type)).toEqual(['notification.created']);
     expect(admin.events.every((event) => event.rooms.includes('global:leads'))).toBe(true);
@@ -159,11 +185,16 @@ describe('sizes', () => {
     try {
       const admin = await connect({ sub: 'admin-2', roles: ['*'] });
       const conversation = await messagingRows.conversation(writer, null);
-      const joined = await admin.emit<{ rooms: string[] }>('subscribe', { rooms: [`conversation:${conversation}`] });
+      const joined = await admin.emit<{ rooms: string[] }>('subscribe', {
+        rooms: [`conversation:${conversation}`],
+      });
       expect(joined.rooms).toEqual([`conversation:${conversation}`]);
       const body = 'ü'.repeat(30_000) + 'x'.repeat(1_000);
       await messagingRows.message(writer, conversation, body);
-      const events = await admin.received((all) => all.some((e) => e.type === 'message.created'), 'the big message');
+      const events = await admin.received(
+        (all) => all.some((e) => e.type === 'message.created'),
+        'the big message',
+      );
       expect(events.find((e) => e.type === 'message.created')?.payload.text).toBe(body);
       await expect.poll(() => notifications.length).toBeGreaterThan(0);
       for (const payload of notifications) {
@@ -173,5 +204,57 @@ describe('sizes', () => {
     } finally {
       await listener.end();
     }
+  });
+});
+
+describe('payloads', () => {
+  it('every event received above has a documented type and a payload its published schema accepts', () => {
+    expect(clients.flatMap((client) => client.events).length).toBeGreaterThan(15);
+    for (const client of clients) conforming(client);
+  });
+});
+
+describe('metrics and health', () => {
+  it('count sockets, deliveries by type, latency, handshakes; the health route shows the bridge', async () => {
+    const text = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
+    const value = (series: string) => Number(new RegExp(`^${series} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('gatehouse_realtime_sockets')).toBeGreaterThanOrEqual(clients.length - 1);
+    expect(value('gatehouse_realtime_listener_connected')).toBe(1);
+    expect(value('gatehouse_realtime_events_delivered_total\\{type="message.created"\\}')).toBeGreaterThan(0);
+    expect(value('gatehouse_realtime_delivery_seconds_count')).toBeGreaterThan(0);
+    expect(
+      value('gatehouse_realtime_handshakes_total\\{mode="enforce",outcome="pass"\\}'),
+    ).toBeGreaterThanOrEqual(clients.length);
+    expect(text).toMatch(/^gatehouse_realtime_listener_reconnects_total 0$/m);
+    expect(text).toMatch(/^gatehouse_realtime_replay_events_count \d+$/m);
+
+    const health = (await (await fetch(`${gateway.url}/api/v1/health/realtime`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(Object.keys(health).sort()).toEqual(
+      ['connectedSockets', 'eventCount', 'lastNotifyAt', 'listenerReconnects', 'pgBridge', 'socketio'].sort(),
+    );
+    expect(health).toMatchObject({
+      pgBridge: { connected: true },
+      socketio: { namespaces: ['/'] },
+      listenerReconnects: 0,
+    });
+    expect(health.eventCount).toBeGreaterThan(10);
+    expect(health.lastNotifyAt).toMatch(UTC);
+
+    const full = await fetch(`${gateway.url}/api/v1/health/full`, {
+      headers: {
+        'x-internal-signature': sign({ method: 'GET', url: '/api/v1/health/full' }),
+        'x-forwarded-session': await dashboardToken({ sub: 'sre', roles: ['*'] }),
+      },
+    });
+    expect(full.status).toBe(200);
+    expect(
+      ((await full.json()) as { checks: { plugins: Record<string, unknown> } }).checks.plugins.realtime,
+    ).toMatchObject({
+      status: 'ok',
+      listener: { connected: true, reconnects: 0, lastNotifyAt: expect.stringMatching(UTC) as unknown },
+    });
   });
 });

@@ -9,7 +9,12 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { AUTH_SECRET_OLD, mintSession } from '../../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
 import { sessionCookieOf } from '../../../test/support/http.ts';
-import { dashboardToken, messagingRows, RealtimeClient, realtimeEnv } from '../../../test/support/realtime.ts';
+import {
+  dashboardToken,
+  messagingRows,
+  RealtimeClient,
+  realtimeEnv,
+} from '../../../test/support/realtime.ts';
 
 const APP = 'http://localhost:3000';
 let db: TestDatabase;
@@ -38,7 +43,11 @@ beforeAll(async () => {
       env: realtimeEnv(mode, { APP_BASE_URL: APP }),
     });
   }
-  await seedLocalAccount(db.pool, { email: 'agent@example.com', password: 'violet umbrella 42', roles: ['agent'] });
+  await seedLocalAccount(db.pool, {
+    email: 'agent@example.com',
+    password: 'violet umbrella 42',
+    roles: ['agent'],
+  });
 });
 afterAll(async () => {
   for (const made of clients) made.close();
@@ -57,14 +66,18 @@ const login = async (gateway: TestGateway) =>
 
 describe('enforce', () => {
   it('accepts an Auth.js token (encode() of @auth/core) and joins its own user and role rooms', async () => {
-    const socket = client(gateways.enforce, { token: await dashboardToken({ sub: 'u-1', roles: ['agent'] }) });
+    const socket = client(gateways.enforce, {
+      token: await dashboardToken({ sub: 'u-1', roles: ['agent'] }),
+    });
     const ready = await socket.ready();
     expect(ready.rooms.sort()).toEqual(['role:agent', 'user:u-1']);
   });
 
   it('accepts the gateway session cookie from the app origin, and the cookie value as auth.token', async () => {
     const cookie = await login(gateways.enforce);
-    const byCookie = client(gateways.enforce, { headers: { cookie: `authjs.session-token=${cookie}`, origin: APP } });
+    const byCookie = client(gateways.enforce, {
+      headers: { cookie: `authjs.session-token=${cookie}`, origin: APP },
+    });
     expect((await byCookie.ready()).rooms).toContain('role:agent');
     const byToken = client(gateways.enforce, { token: cookie });
     expect((await byToken.ready()).rooms).toContain('role:agent');
@@ -79,10 +92,13 @@ describe('enforce', () => {
   });
 
   it.each([
-    ['no token', async () => undefined],
-    ['a token made with another secret', async () => mintSession({ secret: 'not-the-gateway-secret-0123456789abcdef' })],
+    ['no token', () => Promise.resolve(undefined)],
+    [
+      'a token made with another secret',
+      async () => mintSession({ secret: 'not-the-gateway-secret-0123456789abcdef' }),
+    ],
     ['an expired token', async () => mintSession({ maxAge: -60 })],
-    ['garbage', async () => 'not.a.token'],
+    ['garbage', () => Promise.resolve('not.a.token')],
   ])('refuses %s with connect_error realtime.unauthenticated (a problem object)', async (_what, token) => {
     const socket = client(gateways.enforce, { token: await token() });
     const refusal = await socket.refused();
@@ -160,22 +176,27 @@ describe('rooms', () => {
     const myConversation = await messagingRows.conversation(db.pool, mine);
     const theirConversation = await messagingRows.conversation(db.pool, theirs);
     const unrouted = await messagingRows.conversation(db.pool, null);
-    const socket = client(gateways.enforce, { token: await dashboardToken({ sub: 'agent-x', roles: ['agent'] }) });
-    await socket.ready();
-    const answer = await socket.emit<{ rooms: string[]; refused: Array<{ room: string; code: string }> }>('subscribe', {
-      rooms: [
-        `cluster:${mine}`,
-        `conversation:${myConversation}`,
-        `cluster:${theirs}`,
-        `conversation:${theirConversation}`,
-        `conversation:${unrouted}`,
-        'user:agent-y',
-        'role:messaging:admin',
-        'global:leads',
-        'nonsense',
-        'cluster:not-a-uuid',
-      ],
+    const socket = client(gateways.enforce, {
+      token: await dashboardToken({ sub: 'agent-x', roles: ['agent'] }),
     });
+    await socket.ready();
+    const answer = await socket.emit<{ rooms: string[]; refused: Array<{ room: string; code: string }> }>(
+      'subscribe',
+      {
+        rooms: [
+          `cluster:${mine}`,
+          `conversation:${myConversation}`,
+          `cluster:${theirs}`,
+          `conversation:${theirConversation}`,
+          `conversation:${unrouted}`,
+          'user:agent-y',
+          'role:messaging:admin',
+          'global:leads',
+          'nonsense',
+          'cluster:not-a-uuid',
+        ],
+      },
+    );
     expect(answer.rooms).toEqual([`cluster:${mine}`, `conversation:${myConversation}`]);
     expect(answer.refused).toEqual([
       { room: 'nonsense', code: 'realtime.room.invalid' },
@@ -191,7 +212,10 @@ describe('rooms', () => {
     // The other cluster's traffic never reaches this socket; its own does.
     await messagingRows.message(db.pool, theirConversation, 'not for agent-x');
     await messagingRows.message(db.pool, myConversation, 'for agent-x');
-    const events = await socket.received((all) => all.some((e) => e.payload.text === 'for agent-x'), 'own message');
+    const events = await socket.received(
+      (all) => all.some((e) => e.payload.text === 'for agent-x'),
+      'own message',
+    );
     expect(events.some((e) => e.payload.text === 'not for agent-x')).toBe(false);
   });
 
@@ -206,23 +230,33 @@ describe('rooms', () => {
       [`cluster:${cluster}`, `conversation:${conversation}`, 'role:agent', 'user:agent-z'].sort(),
     );
     await db.pool.query("DELETE FROM messaging_cluster_members WHERE user_id = 'agent-z'");
-    await expect.poll(() => socket.unsubscribed.flatMap((u) => u.rooms).sort(), { timeout: 10_000 }).toEqual(
-      [`cluster:${cluster}`, `conversation:${conversation}`].sort(),
-    );
+    await expect
+      .poll(() => socket.unsubscribed.flatMap((u) => u.rooms).sort(), { timeout: 10_000 })
+      .toEqual([`cluster:${cluster}`, `conversation:${conversation}`].sort());
     const marker = await messagingRows.conversation(db.pool, null);
     await messagingRows.message(db.pool, conversation, 'after removal');
     await db.pool.query(
       "INSERT INTO messaging_notifications (user_id, event_key, kind, conversation_id, payload, created_at) VALUES ('agent-z', 'after', 'test', $1, '{}', now())",
       [marker],
     );
-    const events = await socket.received((all) => all.some((e) => e.type === 'notification.created'), 'marker');
+    const events = await socket.received(
+      (all) => all.some((e) => e.type === 'notification.created'),
+      'marker',
+    );
     expect(events.some((e) => e.payload.text === 'after removal')).toBe(false);
   });
 
   it('answers a malformed subscribe with realtime.request.invalid and keeps the socket', async () => {
     const socket = client(gateways.enforce, { token: await dashboardToken() });
     await socket.ready();
-    for (const body of [null, 'x', { rooms: 'x' }, { rooms: [] }, { rooms: ['a'], extra: 1 }, { rooms: ['a'], since: -1 }]) {
+    for (const body of [
+      null,
+      'x',
+      { rooms: 'x' },
+      { rooms: [] },
+      { rooms: ['a'], extra: 1 },
+      { rooms: ['a'], since: -1 },
+    ]) {
       const answer = await socket.emit<{ error: { code: string; status: number } }>('subscribe', body);
       expect(answer.error).toMatchObject({ code: 'realtime.request.invalid', status: 400 });
     }

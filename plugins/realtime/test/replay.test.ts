@@ -8,7 +8,12 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
 import { freePort } from '../../../test/support/process.ts';
 import { createManualClock } from '../../../test/support/core.ts';
-import { dashboardToken, messagingRows, RealtimeClient, realtimeEnv } from '../../../test/support/realtime.ts';
+import {
+  dashboardToken,
+  messagingRows,
+  RealtimeClient,
+  realtimeEnv,
+} from '../../../test/support/realtime.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;
@@ -168,12 +173,12 @@ describe('retention', () => {
       const { rows } = await db.pool.query<{ id: string }>('SELECT max(id) AS id FROM realtime_events');
       const newest = Number(rows[0]?.id);
       clock.advance(2 * 3_600_000);
+      const scalar = async (sql: string, values: unknown[] = []) =>
+        Number((await db.pool.query<{ n: string }>(sql, values)).rows[0]?.n);
       await expect
-        .poll(async () => Number((await db.pool.query('SELECT pruned_through FROM realtime_retention')).rows[0].pruned_through), {
-          timeout: 15_000,
-        })
+        .poll(() => scalar('SELECT pruned_through AS n FROM realtime_retention'), { timeout: 15_000 })
         .toBeGreaterThanOrEqual(newest);
-      expect(Number((await db.pool.query('SELECT count(*) FROM realtime_events WHERE id <= $1', [newest])).rows[0].count)).toBe(0);
+      expect(await scalar('SELECT count(*) AS n FROM realtime_events WHERE id <= $1', [newest])).toBe(0);
 
       const stale = client(pruning.url, {
         token: await admin(),

@@ -30,7 +30,12 @@ describe('two gateway processes on one database', () => {
     const other = endsWithTest(
       spawnGateway({
         args: ['serve'],
-        env: processEnv({ ...realtimeEnv('disabled'), DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'info' }),
+        env: processEnv({
+          ...realtimeEnv('disabled'),
+          DATABASE_URL: db.url,
+          PORT: String(port),
+          LOG_LEVEL: 'info',
+        }),
       }),
     );
     await other.waitForOutput(/listening/i);

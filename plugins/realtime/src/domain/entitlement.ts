@@ -45,5 +45,7 @@ export function mayJoin(identity: SessionIdentity, room: Room, facts: StaffFacts
 
 /** Whether deciding on `room` needs facts from the database (so an admin's or own-room check costs no query). */
 export function needsFacts(identity: SessionIdentity, room: Room): boolean {
-  return !isAdmin(identity) && (room.kind === 'cluster' || room.kind === 'conversation' || room.kind === 'global');
+  return (
+    !isAdmin(identity) && (room.kind === 'cluster' || room.kind === 'conversation' || room.kind === 'global')
+  );
 }

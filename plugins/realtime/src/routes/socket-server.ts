@@ -1,14 +1,13 @@
-import type { Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
 import type { z } from 'zod';
-import type { Logger } from '../../../../gateway/src/plugin-api.ts';
 import { handshakeAuth, subscribeRequest, unsubscribeRequest } from '../domain/messages.ts';
 import { handshakeRefusal, toSocketProblem } from '../domain/wire.ts';
 import { realtimeErrors } from '../errors.ts';
-import type { HandshakeOutcome, HandshakeInput } from '../service/socket-identity.ts';
+import type { SocketServerDeps } from '../service/realtime-service.ts';
 import { SOCKET_PATH } from '../service/socket-identity.ts';
 import type { SocketState } from '../service/socket-session-state.ts';
-import { joinRooms, type SubscriptionDeps } from '../service/subscriptions.ts';
+import { joinRooms } from '../service/subscriptions.ts';
+import { answerTransportErrorsAsProblems } from './transport-errors.ts';
 
 /** The largest message a client may send: subscriptions are small. */
 const MAX_CLIENT_MESSAGE_BYTES = 100_000;
@@ -21,17 +20,13 @@ type Ack = (answer: unknown) => void;
  * replayed what it missed, put in its rooms, and told it is `ready`; later it may `subscribe` and
  * `unsubscribe`.
  */
-export function attachSocketServer(deps: {
-  server: HttpServer;
-  logger: Logger;
-  authenticate(input: HandshakeInput): Promise<HandshakeOutcome>;
-  subscriptions: SubscriptionDeps;
-}): Server {
+export function attachSocketServer(deps: SocketServerDeps): Server {
   const io = new Server(deps.server, {
     path: SOCKET_PATH,
     serveClient: false,
     maxHttpBufferSize: MAX_CLIENT_MESSAGE_BYTES,
   });
+  answerTransportErrorsAsProblems(io);
   io.use((socket, next) => {
     void handshake(deps, socket).then(next, (err: unknown) => {
       deps.logger.error({ err }, 'realtime: handshake failed');
@@ -47,12 +42,10 @@ export function attachSocketServer(deps: {
   return io;
 }
 
-async function handshake(
-  deps: Parameters<typeof attachSocketServer>[0],
-  socket: Socket,
-): Promise<Error | undefined> {
+async function handshake(deps: SocketServerDeps, socket: Socket): Promise<Error | undefined> {
   const parsed = handshakeAuth.safeParse(socket.handshake.auth ?? {});
-  if (!parsed.success) return handshakeRefusal(realtimeErrors.create('realtime.handshake.invalid'), socket.id);
+  if (!parsed.success)
+    return handshakeRefusal(realtimeErrors.create('realtime.handshake.invalid'), socket.id);
   const outcome = await deps.authenticate({
     token: parsed.data.token,
     headers: socket.handshake.headers,
@@ -60,19 +53,24 @@ async function handshake(
     ip: socket.handshake.address || null,
   });
   if (!outcome.ok) return handshakeRefusal(outcome.error, socket.id);
-  const state: SocketState = { session: outcome.session, request: parsed.data, ready: false, queue: Promise.resolve() };
+  const state: SocketState = {
+    session: outcome.session,
+    request: parsed.data,
+    ready: false,
+    queue: Promise.resolve(),
+  };
   socket.data = state;
   return undefined;
 }
 
 /** A new socket: replay, rooms, `ready`; then it may subscribe. */
-async function connected(deps: Parameters<typeof attachSocketServer>[0], socket: Socket): Promise<void> {
+async function connected(deps: SocketServerDeps, socket: Socket): Promise<void> {
   const state = socket.data as SocketState;
   socket.on('subscribe', (payload: unknown, ack: unknown) =>
     serialised(state, () => subscribe(deps, socket, payload, ack)),
   );
   socket.on('unsubscribe', (payload: unknown, ack: unknown) =>
-    serialised(state, async () => unsubscribe(socket, payload, ack)),
+    serialised(state, () => Promise.resolve(unsubscribe(socket, payload, ack))),
   );
   await serialised(state, async () => {
     const joined = await joinRooms(deps.subscriptions, socket, {
@@ -80,7 +78,8 @@ async function connected(deps: Parameters<typeof attachSocketServer>[0], socket:
       after: state.request.lastEventId,
       own: true,
     });
-    if (joined.resync) socket.emit('resync_required', { reason: joined.resync, lastEventId: joined.lastEventId });
+    if (joined.resync)
+      socket.emit('resync_required', { reason: joined.resync, lastEventId: joined.lastEventId });
     state.ready = true;
     socket.emit('ready', {
       lastEventId: joined.lastEventId,
@@ -93,7 +92,7 @@ async function connected(deps: Parameters<typeof attachSocketServer>[0], socket:
 }
 
 async function subscribe(
-  deps: Parameters<typeof attachSocketServer>[0],
+  deps: SocketServerDeps,
   socket: Socket,
   payload: unknown,
   ack: unknown,

@@ -17,7 +17,7 @@ const HOLE_RETRY_MS = { first: 5, max: 1_000 };
 const SAFETY_READ_MS = 5_000;
 
 export interface EventFeed {
-  /** Every event with an id up to here has been delivered, or is known never to exist (ADR 0013). */
+  /** Every event with an id up to here has been delivered, or is known never to exist (ADR 0009). */
   readonly watermark: number;
   readonly connected: boolean;
   readonly reconnects: number;
@@ -29,7 +29,7 @@ export interface EventFeed {
   stop(): Promise<void>;
 }
 
-/** An id missing from the log, and the transactions that might still write it (ADR 0013, "Holes"). */
+/** An id missing from the log, and the transactions that might still write it (ADR 0009, "Holes"). */
 interface Hole {
   id: number;
   writers: Set<string>;
@@ -39,7 +39,7 @@ interface Hole {
 }
 
 /**
- * The one listener of this replica (ADR 0013): LISTEN on service_events over a dedicated connection, and on
+ * The one listener of this replica (ADR 0009): LISTEN on service_events over a dedicated connection, and on
  * every wake-up read the log after the watermark, in id order, one query per burst, and hand the events to
  * `deliver` in order. After a reconnect it reads the same way, so what was committed while it was down is
  * delivered too. An id it has not seen is never skipped while a transaction that may still commit it runs.
@@ -188,12 +188,12 @@ export async function startEventFeed(options: {
 /**
  * Where a starting replica begins: the newest id, once every transaction that might still commit an older
  * one has ended. Those events are not delivered live (no socket is connected yet), but a client's replay
- * reads the log and finds them (ADR 0013, "Starting").
+ * reads the log and finds them (ADR 0009, "Starting").
  */
 async function startingWatermark(db: Database): Promise<number> {
   const newest = await eventStore.maxId(db);
   const writers = await eventStore.writers(db);
-  for (let waitMs = 5; writers.size > 0 && overlaps(writers, await eventStore.writers(db)); ) {
+  for (let waitMs = 5; writers.size > 0 && overlaps(writers, await eventStore.writers(db));) {
     await new Promise((resolve) => setTimeout(resolve, waitMs));
     waitMs = Math.min(waitMs * 2, 500);
   }

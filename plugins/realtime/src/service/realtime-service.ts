@@ -8,12 +8,20 @@ import {
 } from '../../../../gateway/src/plugin-api.ts';
 import type { RealtimeEnv } from '../config.ts';
 import { toWire } from '../domain/wire.ts';
-import { attachSocketServer } from '../routes/socket-server.ts';
 import { eventStore, type StoredEvent } from '../store/event-store.ts';
 import { startEventFeed, type EventFeed } from './event-feed.ts';
 import { createRealtimeMetrics, type RealtimeMetrics } from './metrics.ts';
 import { recheckSockets } from './recheck.ts';
-import { createSocketAuthenticator } from './socket-identity.ts';
+import { createSocketAuthenticator, type HandshakeInput, type HandshakeOutcome } from './socket-identity.ts';
+import type { SubscriptionDeps } from './subscriptions.ts';
+
+/** What the socket server (routes/socket-server.ts) is built with. */
+export interface SocketServerDeps {
+  server: HttpServer;
+  logger: PluginContext<RealtimeEnv>['logger'];
+  authenticate(input: HandshakeInput): Promise<HandshakeOutcome>;
+  subscriptions: SubscriptionDeps;
+}
 
 /** The socket.io namespaces served: the default one only (README, "Protocol"). */
 const NAMESPACES = ['/'] as const;
@@ -40,9 +48,12 @@ export interface RealtimeService {
 
 /**
  * The realtime plugin's moving parts, wired: the event feed (one listener per replica) delivering to the
- * socket.io server's rooms, the periodic recheck of open sockets, and the retention loop (ADR 0013).
+ * socket.io server's rooms, the periodic recheck of open sockets, and the retention loop (ADR 0009).
  */
-export async function startRealtimeService(ctx: PluginContext<RealtimeEnv>): Promise<RealtimeService> {
+export async function startRealtimeService(
+  ctx: PluginContext<RealtimeEnv>,
+  sockets: { attach(deps: SocketServerDeps): Server },
+): Promise<RealtimeService> {
   const { config } = ctx;
   let io: Server | null = null;
   let feed: EventFeed | null = null;
@@ -77,8 +88,12 @@ export async function startRealtimeService(ctx: PluginContext<RealtimeEnv>): Pro
       connectedSockets: io?.engine.clientsCount ?? 0,
     }),
     attach(server) {
-      const failures = startFailureAudit({ audit: ctx.audit, clock: ctx.clock, onClose: ctx.hooks.onClose });
-      io = attachSocketServer({
+      const failures = startFailureAudit({
+        audit: ctx.audit,
+        clock: ctx.clock,
+        onClose: (fn) => ctx.hooks.onClose(fn),
+      });
+      io = sockets.attach({
         server,
         logger: ctx.logger,
         authenticate: createSocketAuthenticator({ ctx, mode: ctx.gate.mode, failures, metrics }),

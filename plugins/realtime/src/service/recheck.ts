@@ -1,11 +1,19 @@
 import type { Server, Socket } from 'socket.io';
-import type { Logger, PluginContext, Queryable, SessionIdentity } from '../../../../gateway/src/plugin-api.ts';
+import type {
+  Logger,
+  PluginContext,
+  Queryable,
+  SessionIdentity,
+} from '../../../../gateway/src/plugin-api.ts';
 import { mayJoin, needsFacts } from '../domain/entitlement.ts';
 import { ownRooms, parseRoom, type Room } from '../domain/rooms.ts';
 import { toSocketProblem } from '../domain/wire.ts';
 import { realtimeErrors } from '../errors.ts';
 import { loadFacts } from './entitlements.ts';
 import type { SocketState } from './socket-session-state.ts';
+
+/** What verifying a session answers. */
+type SessionResult = Awaited<ReturnType<PluginContext<unknown>['sessions']['verify']>>;
 
 /** Sockets checked before yielding to the event loop, so a sweep never holds up event delivery for long. */
 const SLICE = 250;
@@ -21,19 +29,34 @@ export async function recheckSockets(deps: {
   sessions: PluginContext<unknown>['sessions'];
   logger: Logger;
 }): Promise<void> {
-  const sockets = [...deps.io.of('/').sockets.values()].filter((socket) => (socket.data as SocketState).ready);
+  const sockets = [...deps.io.of('/').sockets.values()].filter(
+    (socket) => (socket.data as SocketState).ready,
+  );
+  // Many sockets share a token (a user's tabs, a server-side client): each token is verified once a sweep.
+  const verdicts = new Map<string, SessionResult>();
   for (let i = 0; i < sockets.length; i += SLICE) {
-    for (const socket of sockets.slice(i, i + SLICE)) await recheckSession(deps, socket);
+    for (const socket of sockets.slice(i, i + SLICE)) await recheckSession(deps, socket, verdicts);
     await new Promise((resolve) => setImmediate(resolve));
   }
-  await recheckRooms(deps, sockets.filter((socket) => socket.connected));
+  await recheckRooms(
+    deps,
+    sockets.filter((socket) => socket.connected),
+  );
 }
 
-async function recheckSession(deps: Parameters<typeof recheckSockets>[0], socket: Socket): Promise<void> {
+async function recheckSession(
+  deps: Parameters<typeof recheckSockets>[0],
+  socket: Socket,
+  verdicts: Map<string, SessionResult>,
+): Promise<void> {
   const state = socket.data as SocketState;
   const { token, identity } = state.session;
   if (token === null || identity === null || !socket.connected) return;
-  const result = await deps.sessions.verify(token);
+  let result = verdicts.get(token);
+  if (result === undefined) {
+    result = await deps.sessions.verify(token);
+    verdicts.set(token, result);
+  }
   if (!result.ok) {
     socket.emit('session_ended', toSocketProblem(realtimeErrors.create('realtime.session.ended'), socket.id));
     socket.disconnect(true);
@@ -54,7 +77,10 @@ function syncRoleRooms(socket: Socket, before: SessionIdentity, now: SessionIden
 }
 
 /** One batch of queries for every socket in a room that depends on cluster membership. */
-async function recheckRooms(deps: Parameters<typeof recheckSockets>[0], sockets: readonly Socket[]): Promise<void> {
+async function recheckRooms(
+  deps: Parameters<typeof recheckSockets>[0],
+  sockets: readonly Socket[],
+): Promise<void> {
   const watched: Array<{ socket: Socket; identity: SessionIdentity; rooms: Room[] }> = [];
   for (const socket of sockets) {
     const identity = (socket.data as SocketState).session.identity;
@@ -67,12 +93,16 @@ async function recheckRooms(deps: Parameters<typeof recheckSockets>[0], sockets:
   if (watched.length === 0) return;
   const users = [...new Set(watched.map((entry) => entry.identity.sub))];
   const conversations = [
-    ...new Set(watched.flatMap((entry) => entry.rooms.filter((r) => r.kind === 'conversation').map((r) => r.id))),
+    ...new Set(
+      watched.flatMap((entry) => entry.rooms.filter((r) => r.kind === 'conversation').map((r) => r.id)),
+    ),
   ];
   const facts = await loadFacts(deps.db, users, conversations);
   for (const { socket, identity, rooms } of watched) {
     const staff = facts.get(identity.sub);
-    const lost = rooms.filter((room) => staff === undefined || !mayJoin(identity, room, staff)).map((r) => r.name);
+    const lost = rooms
+      .filter((room) => staff === undefined || !mayJoin(identity, room, staff))
+      .map((r) => r.name);
     for (const room of lost) void socket.leave(room);
     if (lost.length > 0) notifyLeft(socket, lost);
   }

@@ -11,7 +11,7 @@ const CATCH_UP_WAIT_MS = 5_000;
 export type ReplayOutcome = { replayed: number } | { resync: ResyncReason };
 
 /**
- * Brings a socket up to date, then lets it in (ADR 0013, "Replay"): every event after `after` sent to any
+ * Brings a socket up to date, then lets it in (ADR 0009, "Replay"): every event after `after` sent to any
  * of `rooms`, in id order, up to the feed's watermark, and then `join` runs in the same turn of the event
  * loop as the last check of the watermark, so the first live event the socket gets is the one after the
  * last replayed: none twice, none missed. When the gap cannot be replayed (pruned, too large, or an id

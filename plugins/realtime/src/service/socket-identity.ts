@@ -52,6 +52,7 @@ export function createSocketAuthenticator(deps: {
     // trust, the cookie is no credential (and in enforce, the refusal says why).
     if (found.fromCookie && !originAllowed(input.headers.origin, allowedOrigins)) {
       if (deps.mode === 'enforce') {
+        recordFailure(deps, input, 'origin');
         deps.metrics.handshake(deps.mode, 'fail');
         return { ok: false, error: realtimeErrors.create('realtime.origin.forbidden') };
       }
@@ -66,15 +67,7 @@ export function createSocketAuthenticator(deps: {
       deps.metrics.handshake(deps.mode, 'skipped');
       return { ok: true, session: { identity: null, token: null } };
     }
-    deps.failures.record({
-      kind: 'api.auth.session_failed',
-      mode: deps.mode,
-      reason: result.reason,
-      method: 'GET',
-      route: SOCKET_PATH,
-      requestId: input.socketId,
-      ip: input.ip,
-    });
+    recordFailure(deps, input, result.reason);
     if (deps.mode === 'warn') {
       deps.metrics.handshake(deps.mode, 'would_deny');
       return { ok: true, session: { identity: null, token: null } };
@@ -84,8 +77,29 @@ export function createSocketAuthenticator(deps: {
   };
 }
 
+/** An audit row as the HTTP gate writes one for a failed layer 2 (collapsed by the failure audit). */
+function recordFailure(
+  deps: { mode: ApiAuthMode; failures: FailureAudit },
+  input: HandshakeInput,
+  reason: string,
+): void {
+  if (deps.mode === 'disabled') return;
+  deps.failures.record({
+    kind: 'api.auth.session_failed',
+    mode: deps.mode,
+    reason,
+    method: 'GET',
+    route: SOCKET_PATH,
+    requestId: input.socketId,
+    ip: input.ip,
+  });
+}
+
 /** The session token: `auth.token`, else the forwarded-session header, else the gateway's session cookie. */
-function findToken(input: HandshakeInput, cookieName: string): { token: string | undefined; fromCookie: boolean } {
+function findToken(
+  input: HandshakeInput,
+  cookieName: string,
+): { token: string | undefined; fromCookie: boolean } {
   if (input.token !== undefined) return { token: input.token, fromCookie: false };
   const header = input.headers[SESSION_HEADER];
   if (typeof header === 'string' && header !== '') return { token: header, fromCookie: false };

@@ -25,7 +25,7 @@ const toEvent = (row: EventRow): StoredEvent => ({
   createdAt: row.created_at,
 });
 
-/** The append-only event log that the triggers of migrations/realtime write (ADR 0013). */
+/** The append-only event log that the triggers of migrations/realtime write (ADR 0009). */
 export const eventStore = {
   /** The events after `after`, in id order: what the feed delivers next. */
   async after(db: Queryable, after: number, limit: number): Promise<StoredEvent[]> {
@@ -51,16 +51,18 @@ export const eventStore = {
     return rows.map(toEvent);
   },
 
-  /** The highest id written so far (0 for an empty log). */
+  /** The highest id the log has held: its newest row's, or the last pruned one's when pruning emptied it. */
   async maxId(db: Queryable): Promise<number> {
-    const { rows } = await db.query<{ id: string | null }>('SELECT max(id) AS id FROM realtime_events');
+    const { rows } = await db.query<{ id: string }>(
+      `SELECT greatest((SELECT max(id) FROM realtime_events), (SELECT pruned_through FROM realtime_retention), 0) AS id`,
+    );
     return Number(rows[0]?.id ?? 0);
   },
 
   /**
    * The transactions that may still be writing events: those holding the lock every INSERT into
    * realtime_events takes before it draws an id, in this database. An id missing from the log belongs to
-   * one of them, or to a transaction that rolled back (ADR 0013, "Holes").
+   * one of them, or to a transaction that rolled back (ADR 0009, "Holes").
    */
   async writers(db: Queryable): Promise<Set<string>> {
     const { rows } = await db.query<{ vxid: string }>(
