@@ -34,6 +34,8 @@ export interface SocketReceipts {
   index: number;
   seqs: Int32Array;
   at: Float64Array;
+  /** Each event's `createdAt` (the trigger's clock, just before COMMIT), epoch ms. */
+  createdAt: Float64Array;
   /** Times the connection dropped (each followed by a reconnect with the last id seen, as the README's client). */
   disconnects: number;
   /** `resync_required` received: the replay could not cover the gap. */

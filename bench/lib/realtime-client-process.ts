@@ -25,6 +25,7 @@ interface BenchSocket {
   socket: Socket;
   seqs: number[];
   at: number[];
+  createdAt: number[];
   lastEventId: number | undefined;
   disconnects: number;
   resyncs: number;
@@ -33,6 +34,7 @@ interface BenchSocket {
 interface WireEvent {
   id: number;
   type: string;
+  createdAt: string;
   payload: { text?: unknown };
 }
 
@@ -45,6 +47,7 @@ function openSocket(plan: SocketPlan, token: string, timeoutMs: number): Promise
     plan,
     seqs: [],
     at: [],
+    createdAt: [],
     lastEventId: undefined,
     disconnects: 0,
     resyncs: 0,
@@ -93,6 +96,7 @@ function record(state: BenchSocket): void {
     if (seq === null) return;
     state.seqs.push(seq);
     state.at.push(at);
+    state.createdAt.push(Date.parse(event.createdAt));
     received++;
   });
   state.socket.on('ready', (body: { lastEventId: number }) => {
@@ -139,6 +143,7 @@ function report(): SocketReceipts[] {
     index: state.plan.index,
     seqs: Int32Array.from(state.seqs),
     at: Float64Array.from(state.at),
+    createdAt: Float64Array.from(state.createdAt),
     disconnects: state.disconnects,
     resyncs: state.resyncs,
   }));

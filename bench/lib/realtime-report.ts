@@ -31,6 +31,8 @@ export function percentiles(samples: Float64Array | readonly number[]): Percenti
 export interface Deliveries {
   /** COMMIT-returned → received, ms, one per first delivery of a measured message to a socket. */
   latencies: Float64Array;
+  /** The same deliveries from the event's `createdAt` (its trigger ran, just before COMMIT) → received. */
+  fromTrigger: Float64Array;
   /** Deliveries owed: each message to every connected socket of its cluster (warm-up included). */
   expected: number;
   /** First deliveries of owed messages. */
@@ -58,6 +60,7 @@ export function countDeliveries(
   const perCluster = new Map<number, number>();
   for (const cluster of writer.clusterOf) perCluster.set(cluster, (perCluster.get(cluster) ?? 0) + 1);
   const latencies: number[] = [];
+  const fromTrigger: number[] = [];
   const totals = {
     expected: 0,
     received: 0,
@@ -81,25 +84,47 @@ export function countDeliveries(
       const latency = (socket.at[i] as number) - (writer.commitAt[seq] as number);
       if (latency < 0) totals.negative++;
       latencies.push(latency);
+      fromTrigger.push((socket.at[i] as number) - (socket.createdAt[i] as number));
     });
     totals.received += seen.size;
   }
-  return { ...totals, latencies: Float64Array.from(latencies), lost: totals.expected - totals.received };
+  return {
+    ...totals,
+    latencies: Float64Array.from(latencies),
+    fromTrigger: Float64Array.from(fromTrigger),
+    lost: totals.expected - totals.received,
+  };
 }
 
-/** COMMIT-returned → NOTIFY received by the bare LISTEN client, for the measured messages it saw. */
+/** What the bare LISTEN client received: each NOTIFY's message, its receive time and its event's createdAt. */
+export interface Notified {
+  seqs: readonly number[];
+  at: Float64Array;
+  createdAt: Float64Array;
+}
+
+/**
+ * COMMIT-returned → NOTIFY received by the bare LISTEN client, and createdAt → NOTIFY received, for the
+ * measured messages it saw.
+ */
 export function notifyLatencies(
   writer: WriterResult,
-  notified: { seqs: readonly number[]; at: Float64Array },
-): { latencies: Float64Array; missed: number } {
+  notified: Notified,
+): { latencies: Float64Array; fromTrigger: Float64Array; missed: number } {
   const latencies: number[] = [];
+  const fromTrigger: number[] = [];
   const seen = new Set<number>();
   notified.seqs.forEach((seq, i) => {
     if (seq < writer.measuredFrom || seq >= writer.events || seen.has(seq)) return;
     seen.add(seq);
     latencies.push((notified.at[i] as number) - (writer.commitAt[seq] as number));
+    fromTrigger.push((notified.at[i] as number) - (notified.createdAt[i] as number));
   });
-  return { latencies: Float64Array.from(latencies), missed: writer.events - writer.measuredFrom - seen.size };
+  return {
+    latencies: Float64Array.from(latencies),
+    fromTrigger: Float64Array.from(fromTrigger),
+    missed: writer.events - writer.measuredFrom - seen.size,
+  };
 }
 
 /** A fixed-width text table: a header row, then rows; numbers right-aligned. */

@@ -7,6 +7,7 @@ import {
   notifyLatencies,
   percentiles,
   type Deliveries,
+  type Notified,
   type Percentiles,
 } from './realtime-report.ts';
 import type { RealtimeServer, ServerKind } from './realtime-servers.ts';
@@ -54,10 +55,17 @@ export interface ScenarioReport {
   };
   /** COMMIT returned to the writer → `event` received by the socket, over every measured delivery. */
   latency: Percentiles;
+  /**
+   * The same deliveries from the event's `createdAt` (the trigger's clock_timestamp(), just before COMMIT):
+   * independent of when the writer got to see its COMMIT return, which a busy machine delays.
+   */
+  latencyFromTrigger: Percentiles;
   deliveriesPerSecond: number;
-  delivery: Omit<Deliveries, 'latencies'>;
+  delivery: Omit<Deliveries, 'latencies' | 'fromTrigger'>;
   /** COMMIT returned → NOTIFY received by a bare `pg` LISTEN client, for the same messages. */
   commitToNotify: Percentiles & { missed: number };
+  /** createdAt → NOTIFY received by the same client. */
+  triggerToNotify: Percentiles;
   servers: ServerReport[];
   cpuSecondsByProcess: Record<string, number>;
   /** CPU used by this run's processes over the measured window, as a share of all cores. */
@@ -74,11 +82,15 @@ export function scenarioReport(input: {
   connected: ConnectResult;
   load: LoadReadings;
   receipts: SocketReceipts[];
-  notified: { seqs: number[]; at: Float64Array };
+  notified: Notified;
 }): ScenarioReport {
   const { settings, load } = input;
   const { writer } = load;
-  const { latencies, ...delivery } = countDeliveries(writer, input.receipts, input.clusterOfSocket);
+  const { latencies, fromTrigger, ...delivery } = countDeliveries(
+    writer,
+    input.receipts,
+    input.clusterOfSocket,
+  );
   const notify = notifyLatencies(writer, input.notified);
   const cpu = load.cpu.seconds;
   const runCpu = Object.values(cpu).reduce((sum, seconds) => sum + seconds, 0);
@@ -100,9 +112,11 @@ export function scenarioReport(input: {
       transactionStartLagMs: percentiles(writer.startLagMs),
     },
     latency: percentiles(latencies),
+    latencyFromTrigger: percentiles(fromTrigger),
     deliveriesPerSecond: Math.round(latencies.length / writer.measuredSeconds),
     delivery,
     commitToNotify: { ...percentiles(notify.latencies), missed: notify.missed },
+    triggerToNotify: percentiles(notify.fromTrigger),
     servers: input.servers.map((server, i) => ({
       name: server.name,
       sockets: server.sockets,

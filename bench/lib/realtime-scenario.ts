@@ -19,6 +19,7 @@ import {
   type SocketReceipts,
 } from './realtime-bench-wire.ts';
 import { BENCH_AUTH_SECRET, BENCH_SESSION_COOKIE } from './realtime-gateway.ts';
+import type { Notified } from './realtime-report.ts';
 import { scenarioReport, type LoadReadings, type ScenarioReport } from './realtime-scenario-report.ts';
 import { startServers, type RealtimeServer, type ServerKind } from './realtime-servers.ts';
 import { writeMessages, type Routing, type WriterPlan } from './realtime-writer.ts';
@@ -228,21 +229,22 @@ async function newestEventId(databaseUrl: string): Promise<number> {
 }
 
 /** The bare listener's notifications as the writer's sequence numbers (a NOTIFY carries the event id only). */
-async function notifiedSeqs(
-  databaseUrl: string,
-  afterId: number,
-  listener: BenchChild,
-): Promise<{ seqs: number[]; at: Float64Array }> {
+async function notifiedSeqs(databaseUrl: string, afterId: number, listener: BenchChild): Promise<Notified> {
   const { ids, at } = await listener.request<{ ids: Float64Array; at: Float64Array }>('report');
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    const { rows } = await db.query<{ id: string; text: string | null }>(
-      `SELECT id, payload ->> 'text' AS text FROM realtime_events WHERE id > $1 AND type = 'message.created'`,
+    const { rows } = await db.query<{ id: string; text: string | null; created: number }>(
+      `SELECT id, payload ->> 'text' AS text, extract(epoch FROM created_at)::float8 * 1000 AS created
+         FROM realtime_events WHERE id > $1 AND type = 'message.created'`,
       [afterId],
     );
-    const seqById = new Map(rows.map((row) => [Number(row.id), seqOf(row.text)]));
-    return { seqs: Array.from(ids, (id) => seqById.get(id) ?? -1), at };
+    const byId = new Map(rows.map((row) => [Number(row.id), row]));
+    return {
+      seqs: Array.from(ids, (id) => seqOf(byId.get(id)?.text) ?? -1),
+      at,
+      createdAt: Float64Array.from(ids, (id) => byId.get(id)?.created ?? Number.NaN),
+    };
   } finally {
     await db.end();
   }
