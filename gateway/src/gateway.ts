@@ -8,7 +8,7 @@ import { BootError } from './boot-error.ts';
 import { migrationSources, openDatabase, runMigrationsOrRefuse } from './boot/database.ts';
 import { createHookCollector } from './boot/hooks.ts';
 import { installGate } from './boot/install-gate.ts';
-import { closeServer, listenOrRefuse, urlOf } from './boot/listeners.ts';
+import { closeServer, listenOrRefuse, trackConnections, urlOf } from './boot/listeners.ts';
 import { registerPlugins } from './boot/register-plugins.ts';
 import { shutdown } from './boot/shutdown.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -87,6 +87,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     // Created now, listening later: the core routes report on them, the pipeline is attached once built.
     const app = createExpressApp(settings.core.TRUST_PROXY);
     const server = createServer(expressClasses(app));
+    const connections = trackConnections(server);
     answerClientErrors(server, logger);
     const metricsServer = createMetricsServer(registry);
 
@@ -125,8 +126,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     const close = () =>
       (closing ??= shutdown({
         server,
+        connections,
         metricsServer,
         timeoutMs: settings.core.SHUTDOWN_TIMEOUT_MS,
+        shutdownHooks: hooks.shutdown,
         closeHooks: hooks.close,
         audit,
         db,

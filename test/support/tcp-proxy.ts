@@ -8,7 +8,12 @@ export type ProxyMode =
   /** Closes it at once: the server is unreachable. */
   | 'refuse'
   /** Keeps it open and forwards nothing: a server that accepted and then went silent. */
-  | 'hold';
+  | 'hold'
+  /**
+   * Forwards PostgreSQL's login, up to the server's first ReadyForQuery, then goes silent: a server that
+   * let the client in and then vanished.
+   */
+  | 'login-only';
 
 export interface TcpProxy {
   readonly port: number;
@@ -62,6 +67,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       if (!pair.silent) pair.upstream?.write(chunk);
     });
     if (mode === 'forward') pair.upstream = connectUpstream(target, pair, end);
+    if (mode === 'login-only')
+      pair.upstream = connectUpstream(target, pair, end, { silenceAfterLogin: true });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -95,11 +102,26 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   };
 }
 
-function connectUpstream(target: { host: string; port: number }, pair: Pair, end: () => void): Socket {
+function connectUpstream(
+  target: { host: string; port: number },
+  pair: Pair,
+  end: () => void,
+  options: { silenceAfterLogin?: boolean } = {},
+): Socket {
   const upstream = connect(target.port, target.host);
   upstream.on('data', (chunk: Buffer) => {
-    if (!pair.silent) pair.client.write(chunk);
+    if (pair.silent) return;
+    pair.client.write(chunk);
+    if (options.silenceAfterLogin && endsWithReadyForQuery(chunk)) pair.silent = true;
   });
   upstream.on('error', end).on('close', end);
   return upstream;
+}
+
+/**
+ * Whether `chunk` ends with a ReadyForQuery message ('Z', length 5, a status byte): the last message of the
+ * login, which nothing follows until the client sends a query.
+ */
+function endsWithReadyForQuery(chunk: Buffer): boolean {
+  return chunk.length >= 6 && chunk[chunk.length - 6] === 0x5a && chunk.readInt32BE(chunk.length - 5) === 5;
 }

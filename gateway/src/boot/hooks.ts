@@ -8,6 +8,7 @@ export interface HookCollector extends PluginHooks {
   readonly slots: Map<PipelineSlot, RequestHandler[]>;
   readonly healthChecks: Map<string, () => HealthReport | Promise<HealthReport>>;
   readonly ready: Array<(info: ReadyInfo) => void | Promise<void>>;
+  readonly shutdown: Array<() => void | Promise<void>>;
   readonly close: Array<() => void | Promise<void>>;
   forPlugin(id: string): PluginHooks;
 }
@@ -16,6 +17,7 @@ export function createHookCollector(verifier: SessionVerifier): HookCollector {
   const slots = new Map<PipelineSlot, RequestHandler[]>();
   const healthChecks = new Map<string, () => HealthReport | Promise<HealthReport>>();
   const ready: HookCollector['ready'] = [];
+  const shutdown: HookCollector['shutdown'] = [];
   const close: HookCollector['close'] = [];
   let resolverOwner: string | null = null;
   const forPlugin = (id: string): PluginHooks => ({
@@ -29,6 +31,9 @@ export function createHookCollector(verifier: SessionVerifier): HookCollector {
     },
     onReady(fn) {
       ready.push(fn);
+    },
+    onShutdown(fn) {
+      shutdown.push(fn);
     },
     onClose(fn) {
       close.push(fn);
@@ -47,5 +52,5 @@ export function createHookCollector(verifier: SessionVerifier): HookCollector {
       verifier.setResolver(resolver);
     },
   });
-  return { ...forPlugin('core'), slots, healthChecks, ready, close, forPlugin };
+  return { ...forPlugin('core'), slots, healthChecks, ready, shutdown, close, forPlugin };
 }

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { BootError } from '../boot-error.ts';
 
 /**
@@ -38,4 +39,18 @@ export async function closeServer(server: Server | undefined): Promise<void> {
   server.close();
   server.closeAllConnections();
   await closed;
+}
+
+/**
+ * Every open connection of `server`, kept from its first one on: at the drain deadline shutdown destroys
+ * what is left, upgraded connections (WebSockets) included, which `closeAllConnections()` does not know of
+ * once they left HTTP.
+ */
+export function trackConnections(server: Server): ReadonlySet<Socket> {
+  const open = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  return open;
 }

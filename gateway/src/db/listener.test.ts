@@ -188,6 +188,26 @@ describe('listen', () => {
     await expect.poll(() => backends(applicationName)).toBe(0);
   });
 
+  it('a connection that goes silent after the login is given up: LISTEN is bounded too', async () => {
+    const proxy = await proxyToTestDb();
+    proxy.setMode('login-only');
+    await expect(startListener({ proxy, heartbeatTimeoutMs: 300 })).rejects.toThrow(
+      'LISTEN: no answer within 300 ms',
+    );
+    await expect.poll(() => proxy.open).toBe(0);
+
+    // After a reconnect the same: the attempt is given up and the next one, through again, succeeds.
+    proxy.setMode('forward');
+    const harness = await startListener({ proxy, reconnectDelayMs: 10, heartbeatTimeoutMs: 300 });
+    proxy.setMode('login-only');
+    const from = proxy.accepted.length;
+    await terminate(harness.appName);
+    await expect.poll(() => proxy.accepted.length - from).toBeGreaterThanOrEqual(2);
+    proxy.setMode('forward');
+    await expect.poll(() => harness.listener.reconnects).toBe(1);
+    await expectDelivery(harness, 'through again');
+  });
+
   it('the heartbeat gives up a black-holed connection and reconnects', async () => {
     const proxy = await proxyToTestDb();
     const harness = await startListener({

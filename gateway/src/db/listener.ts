@@ -43,9 +43,10 @@ const CHANNEL_NAME = /^[a-z_][a-z0-9_]*$/;
  *
  * A connection is lost when the client reports an error or its end (the backend terminated, the server
  * stopped, the network failed) or when a heartbeat (`pg_listening_channels()`, under a timer, since a
- * black-holed TCP connection never answers) fails, times out or misses a channel. Reconnects back off
- * exponentially with full jitter, from `reconnectDelayMs` up to `maxReconnectDelayMs`, and start over after
- * a success. At most one connection exists at a time.
+ * black-holed TCP connection never answers) fails, times out or misses a channel; a connect attempt is
+ * bounded by the pool's connect timeout for the login and by `heartbeatTimeoutMs` for LISTEN. Reconnects
+ * back off exponentially with full jitter, from `reconnectDelayMs` up to `maxReconnectDelayMs`, and start
+ * over after a success. At most one connection exists at a time.
  *
  * The first connect must succeed: `listen` rejects otherwise, leaving nothing open (the gateway then
  * refuses boot).
@@ -125,8 +126,7 @@ class ListenerState {
     this.current = client;
     try {
       await client.connect();
-      // Channel names are checked in `listen`: identifiers cannot be bound as parameters.
-      for (const channel of this.options.channels) await client.query(`LISTEN ${channel}`);
+      await this.listenOn(client);
       this.ensureCurrent(client);
       this.listening = true;
       this.scheduleHeartbeat(client);
@@ -135,6 +135,27 @@ class ListenerState {
     } catch (err) {
       this.lost(client, err, 'LISTEN connection failed');
       throw err;
+    }
+  }
+
+  /**
+   * LISTEN on every channel, under the heartbeat's timer: a connection that went silent after the login
+   * would otherwise hold the attempt forever (the connect timeout covers only the login).
+   */
+  private async listenOn(client: pg.Client): Promise<void> {
+    let timedOut: Error | undefined;
+    const timer = setTimeout(() => {
+      timedOut = new Error(`LISTEN: no answer within ${this.heartbeatTimeoutMs} ms`);
+      this.lost(client, timedOut, 'LISTEN connection failed');
+    }, this.heartbeatTimeoutMs);
+    try {
+      // Channel names are checked in `listen`: identifiers cannot be bound as parameters.
+      for (const channel of this.options.channels) await client.query(`LISTEN ${channel}`);
+    } catch (err) {
+      // Cutting the connection failed the query; the reason is the silence.
+      throw timedOut ?? err;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -101,6 +101,13 @@ export interface PluginHooks {
   health(check: () => HealthReport | Promise<HealthReport>): void;
   /** Runs once the public server listens. */
   onReady(fn: (info: ReadyInfo) => void | Promise<void>): void;
+  /**
+   * Runs when shutdown begins: the server has stopped accepting, and in-flight requests drain meanwhile.
+   * The place to end long-lived connections the drain would otherwise wait for until SHUTDOWN_TIMEOUT_MS
+   * (an upgraded WebSocket is a connection of the HTTP server), so their clients reconnect elsewhere at
+   * once. Hooks run concurrently, a failure is logged, and the drain deadline bounds them too.
+   */
+  onShutdown(fn: () => void | Promise<void>): void;
   /** Runs at shutdown after in-flight requests drained, in reverse registration order. */
   onClose(fn: () => void | Promise<void>): void;
   /** Adds a check to every session verification; returning false rejects it (revoked session ids). */
