@@ -41,7 +41,8 @@
  * BENCH_RATE (messages/s, 1000), BENCH_ROWS_PER_TRANSACTION (10), BENCH_WRITER_CONNECTIONS (4),
  * BENCH_SOCKETS (5000), BENCH_CLUSTERS (500), BENCH_CLIENT_PROCESSES (4), BENCH_CONNECT_CONCURRENCY
  * (handshakes in flight per client process, 25), BENCH_IDLE_SECONDS (5), BENCH_SCENARIOS ("1,2,bare": a
- * number is that many gateway replicas), BENCH_DATABASE_URL.
+ * number is that many gateway replicas), BENCH_PGSS=1 (load pg_stat_statements and show PostgreSQL's
+ * costliest statements of each measured window), BENCH_DATABASE_URL.
  */
 import { execFile } from 'node:child_process';
 import { cpus } from 'node:os';
@@ -179,7 +180,8 @@ function summary(scenarios: readonly ScenarioReport[]): string {
       'RSS idle MB',
       'RSS end MB',
       'peak MB',
-      'CPU % of a core',
+      'CPU % idle',
+      'CPU % load',
       'loop p99 ms',
       'emit p95 ≤ ms',
     ],
@@ -190,6 +192,7 @@ function summary(scenarios: readonly ScenarioReport[]): string {
         server.idle.rssMb,
         server.endOfLoad.rssMb,
         server.endOfLoad.peakMb,
+        server.idle.cpuPercent,
         server.cpuPercent,
         server.eventLoopDelayMs?.p99 ?? '',
         server.commitToEmitAtMostMs?.p95 ?? '',
@@ -205,7 +208,18 @@ function summary(scenarios: readonly ScenarioReport[]): string {
         .join(', ') +
       `; this run ${s.runCpuPercent}% of the machine, the machine busy ${s.machineCpuPercent}%`,
   );
-  return `${latency}\n\n${servers}\n\n${cpu.join('\n')}\n`;
+  const statements = scenarios.flatMap((s) =>
+    s.statements
+      ? [
+          `${s.name}, PostgreSQL's costliest statements over the measured window:`,
+          table(
+            ['calls', 'total ms', 'mean ms', 'statement'],
+            s.statements.map((row) => [row.calls, row.totalMs, row.meanMs, row.query]),
+          ),
+        ]
+      : [],
+  );
+  return [latency, servers, cpu.join('\n'), ...statements].join('\n\n') + '\n';
 }
 
 async function main(): Promise<void> {

@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import type { StatementCost } from './pg-statements.ts';
 import type { Memory } from './proc-stats.ts';
 import { bucketQuantile, type Scrape } from './prometheus-text.ts';
 import type { ConnectResult, SocketReceipts } from './realtime-bench-wire.ts';
@@ -25,12 +26,15 @@ export interface LoadReadings {
   endOfLoad: Memory[];
   /** Each server's metrics when the measured window opened and when it closed (empty for the bare one). */
   scrapes: { before: Scrape[]; after: Scrape[] };
+  /** With BENCH_PGSS=1: the statements that took PostgreSQL the most time over the measured window. */
+  statements: StatementCost[] | null;
 }
 
 export interface ServerReport {
   name: string;
   sockets: number;
-  idle: Memory;
+  /** Idle with every socket connected: memory, and CPU in percent of one core. */
+  idle: Memory & { cpuPercent: number };
   endOfLoad: Memory;
   cpuSeconds: number;
   /** Of one core, over the measured window. */
@@ -72,12 +76,13 @@ export interface ScenarioReport {
   runCpuPercent: number;
   /** The whole machine's busy share meanwhile: this run and anything else running on it. */
   machineCpuPercent: number;
+  statements?: StatementCost[];
 }
 
 /** Turns one scenario's raw readings into its report. */
 export function scenarioReport(input: {
   settings: { kind: ServerKind; replicas: number; sockets: number };
-  servers: ReadonlyArray<RealtimeServer & { sockets: number; idle: Memory }>;
+  servers: ReadonlyArray<RealtimeServer & { sockets: number; idle: Memory & { cpuPercent: number } }>;
   clusterOfSocket: (index: number) => number;
   connected: ConnectResult;
   load: LoadReadings;
@@ -129,6 +134,7 @@ export function scenarioReport(input: {
     cpuSecondsByProcess: cpu,
     runCpuPercent: Math.round((100 * runCpu) / (writer.measuredSeconds * cpus().length)),
     machineCpuPercent: load.cpu.machineBusyPercent,
+    ...(load.statements ? { statements: load.statements } : {}),
   };
 }
 

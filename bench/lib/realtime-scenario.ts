@@ -4,12 +4,15 @@ import pg from 'pg';
 import { forkChild, type BenchChild } from './child-rpc.ts';
 import {
   cpuBetween,
+  cpuSecondsOf,
   memoryOf,
   postmasterOn,
   readCpu,
   withChildren,
+  type Memory,
   type ProcessGroups,
 } from './proc-stats.ts';
+import { costliestStatements, resetStatements } from './pg-statements.ts';
 import { scrape, type Scrape } from './prometheus-text.ts';
 import {
   seqOf,
@@ -61,8 +64,7 @@ export async function runScenario(
     const [listener] = forkChildren(1, 'realtime-notify', NOTIFY_SCRIPT, teardown) as [BenchChild];
     const plans = planSockets(settings, routing, servers);
     const connected = await connectAll(clients, plans, settings);
-    await new Promise((resolve) => setTimeout(resolve, settings.idleSeconds * 1000));
-    const idle = servers.map((server) => memoryOf(server.pid));
+    const idle = await idleReadings(servers, settings.idleSeconds);
     await listener.request('listen', { url: databaseUrl });
     const firstEventId = await newestEventId(databaseUrl);
     const load = await underLoad(settings, databaseUrl, routing, servers, [...clients, listener]);
@@ -73,7 +75,7 @@ export async function runScenario(
       servers: servers.map((server, i) => ({
         ...server,
         sockets: plans.flat().filter((plan) => plan.url === server.url).length,
-        idle: idle[i] ?? { rssMb: Number.NaN, peakMb: Number.NaN },
+        idle: idle[i] ?? { rssMb: Number.NaN, peakMb: Number.NaN, cpuPercent: Number.NaN },
       })),
       clusterOfSocket: (index) => clusterOfSocket(index, settings.sockets / routing.clusterIds.length),
       connected,
@@ -84,6 +86,19 @@ export async function runScenario(
   } finally {
     await teardown.unwind(mark);
   }
+}
+
+/** Each server idle with its sockets connected: memory at the end, CPU over `seconds` (the recheck sweeps). */
+async function idleReadings(
+  servers: readonly RealtimeServer[],
+  seconds: number,
+): Promise<Array<Memory & { cpuPercent: number }>> {
+  const before = servers.map((server) => cpuSecondsOf(server.pid));
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  return servers.map((server, i) => ({
+    ...memoryOf(server.pid),
+    cpuPercent: Math.round((100 * (cpuSecondsOf(server.pid) - (before[i] ?? 0))) / seconds),
+  }));
 }
 
 function forkChildren(count: number, name: string, script: string, teardown: Teardown): BenchChild[] {
@@ -173,6 +188,7 @@ async function underLoad(
   let groups: ProcessGroups = {};
   let cpuBefore = readCpu(groups);
   let before: Promise<Scrape[]> = Promise.resolve([]);
+  let reset: Promise<void> = Promise.resolve();
   const writer = await writeMessages(databaseUrl, routing, {
     ...settings.writer,
     runTag: `${settings.kind}${settings.replicas}-${Date.now()}`,
@@ -180,12 +196,15 @@ async function underLoad(
       groups = processGroups(databaseUrl, [...servers, ...children]);
       cpuBefore = readCpu(groups);
       before = scrapeAll();
+      if (process.env.BENCH_PGSS) reset = resetStatements(databaseUrl);
     },
   });
   const cpu = cpuBetween(groups, cpuBefore, readCpu(groups));
   const endOfLoad = servers.map((server) => memoryOf(server.pid));
   const after = await scrapeAll();
-  return { writer, cpu, endOfLoad, scrapes: { before: await before, after } };
+  await reset;
+  const statements = process.env.BENCH_PGSS ? await costliestStatements(databaseUrl, 12) : null;
+  return { writer, cpu, endOfLoad, scrapes: { before: await before, after }, statements };
 }
 
 /** This run's processes by role, with the bench's PostgreSQL (its postmaster and every backend) as one. */
