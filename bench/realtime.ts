@@ -219,7 +219,10 @@ function summary(scenarios: readonly ScenarioReport[]): string {
         ]
       : [],
   );
-  return [latency, servers, cpu.join('\n'), ...statements].join('\n\n') + '\n';
+  const bySecond = scenarios.map(
+    (s) => `${s.name}, COMMIT→client p95 by second: ${s.p95BySecondMs.join(' ')}`,
+  );
+  return [latency, servers, cpu.join('\n'), bySecond.join('\n'), ...statements].join('\n\n') + '\n';
 }
 
 async function main(): Promise<void> {

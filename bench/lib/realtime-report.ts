@@ -33,6 +33,8 @@ export interface Deliveries {
   latencies: Float64Array;
   /** The same deliveries from the event's `createdAt` (its trigger ran, just before COMMIT) → received. */
   fromTrigger: Float64Array;
+  /** Each latency's second of the measured window (by its COMMIT): whether latency holds or builds up. */
+  second: Int32Array;
   /** Deliveries owed: each message to every connected socket of its cluster (warm-up included). */
   expected: number;
   /** First deliveries of owed messages. */
@@ -61,6 +63,8 @@ export function countDeliveries(
   for (const cluster of writer.clusterOf) perCluster.set(cluster, (perCluster.get(cluster) ?? 0) + 1);
   const latencies: number[] = [];
   const fromTrigger: number[] = [];
+  const second: number[] = [];
+  const origin = writer.commitAt[writer.measuredFrom] ?? 0;
   const totals = {
     expected: 0,
     received: 0,
@@ -85,6 +89,7 @@ export function countDeliveries(
       if (latency < 0) totals.negative++;
       latencies.push(latency);
       fromTrigger.push((socket.at[i] as number) - (socket.createdAt[i] as number));
+      second.push(Math.floor(((writer.commitAt[seq] as number) - origin) / 1000));
     });
     totals.received += seen.size;
   }
@@ -92,8 +97,16 @@ export function countDeliveries(
     ...totals,
     latencies: Float64Array.from(latencies),
     fromTrigger: Float64Array.from(fromTrigger),
+    second: Int32Array.from(second),
     lost: totals.expected - totals.received,
   };
+}
+
+/** The p95 of the latencies of each second of the measured window, in order. */
+export function p95BySecond(latencies: Float64Array, second: Int32Array): number[] {
+  const bySecond: number[][] = [];
+  latencies.forEach((latency, i) => (bySecond[Math.max(0, second[i] ?? 0)] ??= []).push(latency));
+  return Array.from(bySecond, (values) => (values ? percentiles(values).p95Ms : Number.NaN));
 }
 
 /** What the bare LISTEN client received: each NOTIFY's message, its receive time and its event's createdAt. */

@@ -6,6 +6,7 @@ import type { ConnectResult, SocketReceipts } from './realtime-bench-wire.ts';
 import {
   countDeliveries,
   notifyLatencies,
+  p95BySecond,
   percentiles,
   type Deliveries,
   type Notified,
@@ -64,8 +65,10 @@ export interface ScenarioReport {
    * independent of when the writer got to see its COMMIT return, which a busy machine delays.
    */
   latencyFromTrigger: Percentiles;
+  /** COMMIT→client p95 of each second of the measured window: steady, spiking, or building up. */
+  p95BySecondMs: number[];
   deliveriesPerSecond: number;
-  delivery: Omit<Deliveries, 'latencies' | 'fromTrigger'>;
+  delivery: Omit<Deliveries, 'latencies' | 'fromTrigger' | 'second'>;
   /** COMMIT returned → NOTIFY received by a bare `pg` LISTEN client, for the same messages. */
   commitToNotify: Percentiles & { missed: number };
   /** createdAt → NOTIFY received by the same client. */
@@ -91,7 +94,7 @@ export function scenarioReport(input: {
 }): ScenarioReport {
   const { settings, load } = input;
   const { writer } = load;
-  const { latencies, fromTrigger, ...delivery } = countDeliveries(
+  const { latencies, fromTrigger, second, ...delivery } = countDeliveries(
     writer,
     input.receipts,
     input.clusterOfSocket,
@@ -118,6 +121,7 @@ export function scenarioReport(input: {
     },
     latency: percentiles(latencies),
     latencyFromTrigger: percentiles(fromTrigger),
+    p95BySecondMs: p95BySecond(latencies, second),
     deliveriesPerSecond: Math.round(latencies.length / writer.measuredSeconds),
     delivery,
     commitToNotify: { ...percentiles(notify.latencies), missed: notify.missed },
