@@ -56,6 +56,11 @@ export interface ScenarioReport {
     measuredMessages: number;
     measuredSeconds: number;
     messagesPerSecond: number;
+    /**
+     * Whether the writer held its rate (within 3 %): when the machine is too busy for it, the load was not
+     * what the scenario says and its latencies describe the machine, not the server.
+     */
+    keptUp: boolean;
     transactionStartLagMs: Percentiles;
   };
   /** COMMIT returned to the writer → `event` received by the socket, over every measured delivery. */
@@ -84,7 +89,7 @@ export interface ScenarioReport {
 
 /** Turns one scenario's raw readings into its report. */
 export function scenarioReport(input: {
-  settings: { kind: ServerKind; replicas: number; sockets: number };
+  settings: { kind: ServerKind; replicas: number; sockets: number; ratePerSecond: number };
   servers: ReadonlyArray<RealtimeServer & { sockets: number; idle: Memory & { cpuPercent: number } }>;
   clusterOfSocket: (index: number) => number;
   connected: ConnectResult;
@@ -117,6 +122,8 @@ export function scenarioReport(input: {
       measuredMessages: writer.events - writer.measuredFrom,
       measuredSeconds: round(writer.measuredSeconds),
       messagesPerSecond: Math.round((writer.events - writer.measuredFrom) / writer.measuredSeconds),
+      keptUp:
+        (writer.events - writer.measuredFrom) / writer.measuredSeconds >= 0.97 * input.settings.ratePerSecond,
       transactionStartLagMs: percentiles(writer.startLagMs),
     },
     latency: percentiles(latencies),

@@ -71,7 +71,7 @@ export async function runScenario(
     await drain(clients, connected.ready * (load.writer.events / routing.clusterIds.length));
     const receipts = await Promise.all(clients.map((client) => client.request<SocketReceipts[]>('report')));
     return scenarioReport({
-      settings,
+      settings: { ...settings, ratePerSecond: settings.writer.ratePerSecond },
       servers: servers.map((server, i) => ({
         ...server,
         sockets: plans.flat().filter((plan) => plan.url === server.url).length,
