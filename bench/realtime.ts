@@ -182,7 +182,9 @@ function summary(scenarios: readonly ScenarioReport[]): string {
     [
       'server',
       'sockets',
+      'RSS before MB',
       'RSS idle MB',
+      'KB/socket',
       'RSS end MB',
       'peak MB',
       'CPU % idle',
@@ -194,7 +196,9 @@ function summary(scenarios: readonly ScenarioReport[]): string {
       s.servers.map((server) => [
         server.name,
         server.sockets,
+        server.beforeSockets.rssMb,
         server.idle.rssMb,
+        server.kbPerSocket,
         server.endOfLoad.rssMb,
         server.endOfLoad.peakMb,
         server.idle.cpuPercent,

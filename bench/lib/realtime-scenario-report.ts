@@ -34,8 +34,12 @@ export interface LoadReadings {
 export interface ServerReport {
   name: string;
   sockets: number;
+  /** Started, before any socket connected. */
+  beforeSockets: Memory;
   /** Idle with every socket connected: memory, and CPU in percent of one core. */
   idle: Memory & { cpuPercent: number };
+  /** Resident memory each connected socket added, KB. */
+  kbPerSocket: number;
   endOfLoad: Memory;
   cpuSeconds: number;
   /** Of one core, over the measured window. */
@@ -90,7 +94,9 @@ export interface ScenarioReport {
 /** Turns one scenario's raw readings into its report. */
 export function scenarioReport(input: {
   settings: { kind: ServerKind; replicas: number; sockets: number; ratePerSecond: number };
-  servers: ReadonlyArray<RealtimeServer & { sockets: number; idle: Memory & { cpuPercent: number } }>;
+  servers: ReadonlyArray<
+    RealtimeServer & { sockets: number; beforeSockets: Memory; idle: Memory & { cpuPercent: number } }
+  >;
   clusterOfSocket: (index: number) => number;
   connected: ConnectResult;
   load: LoadReadings;
@@ -136,7 +142,9 @@ export function scenarioReport(input: {
     servers: input.servers.map((server, i) => ({
       name: server.name,
       sockets: server.sockets,
+      beforeSockets: server.beforeSockets,
       idle: server.idle,
+      kbPerSocket: Math.round(((server.idle.rssMb - server.beforeSockets.rssMb) * 1024) / server.sockets),
       endOfLoad: load.endOfLoad[i] ?? { rssMb: Number.NaN, peakMb: Number.NaN },
       cpuSeconds: cpu[server.name] ?? 0,
       cpuPercent: Math.round((100 * (cpu[server.name] ?? 0)) / writer.measuredSeconds),

@@ -63,6 +63,7 @@ export async function runScenario(
     const clients = forkChildren(settings.clientProcesses, 'realtime-client', CLIENT_SCRIPT, teardown);
     const [listener] = forkChildren(1, 'realtime-notify', NOTIFY_SCRIPT, teardown) as [BenchChild];
     const plans = planSockets(settings, routing, servers);
+    const beforeSockets = servers.map((server) => memoryOf(server.pid));
     const connected = await connectAll(clients, plans, settings);
     const idle = await idleReadings(servers, settings.idleSeconds);
     await listener.request('listen', { url: databaseUrl });
@@ -75,6 +76,7 @@ export async function runScenario(
       servers: servers.map((server, i) => ({
         ...server,
         sockets: plans.flat().filter((plan) => plan.url === server.url).length,
+        beforeSockets: beforeSockets[i] ?? { rssMb: Number.NaN, peakMb: Number.NaN },
         idle: idle[i] ?? { rssMb: Number.NaN, peakMb: Number.NaN, cpuPercent: Number.NaN },
       })),
       clusterOfSocket: (index) => clusterOfSocket(index, settings.sockets / routing.clusterIds.length),
