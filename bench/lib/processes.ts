@@ -11,6 +11,8 @@ export { freePort } from '../../test/support/process.ts';
 export interface BenchProcess {
   name: string;
   url: string;
+  /** The process id, for readings from /proc (memory, CPU). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export async function startProcess(options: {
   return {
     name: options.name,
     url,
+    pid: child.pid as number,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
