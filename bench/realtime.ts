@@ -267,6 +267,9 @@ async function main(): Promise<void> {
     process.stderr.write(summary(scenarios));
     if (!scenarios.every((scenario) => scenario.kind === 'bare' || meetsTarget(scenario)))
       process.exitCode = 1;
+  } catch (err) {
+    if (teardown.interrupted) await teardown.interrupted;
+    throw err;
   } finally {
     await teardown.unwind(0);
   }

@@ -171,6 +171,9 @@ class ConnectionPool {
 
   static async open(url: string, size: number): Promise<ConnectionPool> {
     const clients = Array.from({ length: size }, () => new pg.Client({ connectionString: url }));
+    // A connection lost during a query fails that query; one lost between queries (PostgreSQL stopped by a
+    // Ctrl-C's teardown) must not end the process before the teardown has stopped everything else.
+    for (const client of clients) client.on('error', () => undefined);
     await Promise.all(clients.map((client) => client.connect()));
     return new ConnectionPool(clients);
   }

@@ -5,12 +5,17 @@
  */
 export class Teardown {
   private readonly steps: Array<{ name: string; run(): Promise<void> }> = [];
+  /**
+   * Set on Ctrl-C or SIGTERM: settles (by exiting) once everything is stopped. The benchmark's own work fails
+   * meanwhile, as its processes go; it should wait for this instead of reporting that failure.
+   */
+  interrupted: Promise<never> | null = null;
 
   constructor() {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.once(signal, () => {
         process.stderr.write(`${signal}: stopping what the benchmark started\n`);
-        void this.unwind(0).finally(() => process.exit(130));
+        this.interrupted = this.unwind(0).then(() => process.exit(130));
       });
     }
   }
