@@ -34,10 +34,7 @@ export async function recheckSockets(deps: {
   );
   // Many sockets share a token (a user's tabs, a server-side client): each token is verified once a sweep.
   const verdicts = new Map<string, SessionResult>();
-  for (let i = 0; i < sockets.length; i += SLICE) {
-    for (const socket of sockets.slice(i, i + SLICE)) await recheckSession(deps, socket, verdicts);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  await inSlices(sockets, (socket) => recheckSession(deps, socket, verdicts));
   await recheckRooms(
     deps,
     sockets.filter((socket) => socket.connected),
@@ -82,14 +79,14 @@ async function recheckRooms(
   sockets: readonly Socket[],
 ): Promise<void> {
   const watched: Array<{ socket: Socket; identity: SessionIdentity; rooms: Room[] }> = [];
-  for (const socket of sockets) {
+  await inSlices(sockets, (socket) => {
     const identity = (socket.data as SocketState).session.identity;
-    if (identity === null) continue;
+    if (identity === null) return;
     const rooms = [...socket.rooms]
       .map(parseRoom)
       .filter((room): room is Room => room !== null && needsFacts(identity, room));
     if (rooms.length > 0) watched.push({ socket, identity, rooms });
-  }
+  });
   if (watched.length === 0) return;
   const users = [...new Set(watched.map((entry) => entry.identity.sub))];
   const conversations = [
@@ -98,13 +95,24 @@ async function recheckRooms(
     ),
   ];
   const facts = await loadFacts(deps.db, users, conversations);
-  for (const { socket, identity, rooms } of watched) {
+  await inSlices(watched, ({ socket, identity, rooms }) => {
     const staff = facts.get(identity.sub);
     const lost = rooms
       .filter((room) => staff === undefined || !mayJoin(identity, room, staff))
       .map((r) => r.name);
     for (const room of lost) void socket.leave(room);
     if (lost.length > 0) notifyLeft(socket, lost);
+  });
+}
+
+/**
+ * Runs `work` over `items`, yielding to the event loop after every SLICE of them, so that a sweep over
+ * thousands of sockets never holds up event delivery for more than a slice's worth of work.
+ */
+async function inSlices<T>(items: readonly T[], work: (item: T) => void | Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += SLICE) {
+    for (const item of items.slice(i, i + SLICE)) await work(item);
+    await new Promise((resolve) => setImmediate(resolve));
   }
 }
 
