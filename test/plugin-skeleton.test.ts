@@ -36,6 +36,7 @@ const CONCEPTS: Record<string, Record<string, string>> = {
     conversation: 'the conversation engine: extraction, lead capture, answers and reply texts',
     llm: 'the chat model the classifier and the engine may consult',
     outbound: 'replies to customers: the sender, its claim of the outbox and the provider send API',
+    openapi: "the staff API's OpenAPI document, generated from the route schemas",
     // No escalation/: the escalation rules are one pure rule set over a data file, which the processor
     // applies; they live in domain/escalation-rules.ts.
   },

@@ -32,6 +32,10 @@ export const messagingConfigSchema = z
     MESSAGING_BATCH_SIZE: integer(50, 1, 1000),
     /** Processing attempts of one inbound message before it is dead-lettered. */
     MESSAGING_MAX_ATTEMPTS: integer(5, 1, 100),
+    /** How long the bot stays silent on a conversation after an agent's last reply or take (README, "Handoff"). */
+    MESSAGING_HANDOFF_IDLE_MS: integer(1_800_000, 1_000, 7 * 24 * 3_600_000),
+    /** The most rows one CSV export of leads may hold. */
+    MESSAGING_EXPORT_MAX_ROWS: integer(100_000, 1, 1_000_000),
   })
   .superRefine((env, ctx) => {
     // A lease that can end during a send would let a second worker send the same reply while it is in flight.

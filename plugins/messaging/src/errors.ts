@@ -14,4 +14,56 @@ export const messagingErrors = defineErrors({
     status: 403,
     title: 'The subscription verification token does not match',
   },
+  'messaging.staff.unauthenticated': {
+    status: 401,
+    title: 'The staff API needs a verified staff session',
+  },
+  'messaging.cursor.invalid': {
+    status: 400,
+    title: 'The pagination cursor is not one this list handed out',
+  },
+  'messaging.conversation.not_found': {
+    status: 404,
+    title: 'No conversation with this id in your scope',
+  },
+  'messaging.message.not_found': {
+    status: 404,
+    title: 'No message with this id in your scope',
+  },
+  'messaging.lead.not_found': {
+    status: 404,
+    title: 'No lead with this id in your scope',
+  },
+  'messaging.cluster.not_found': {
+    status: 404,
+    title: 'No cluster with this id in your scope',
+  },
+  'messaging.assignee.not_member': {
+    status: 422,
+    title: "The assignee is not a member of the conversation's cluster",
+  },
+  'messaging.idempotency_key.invalid': {
+    status: 400,
+    title: 'Idempotency-Key must be 1 to 255 printable ASCII characters',
+  },
+  'messaging.idempotency_key.reused': {
+    status: 422,
+    title: 'This Idempotency-Key was used for a different request',
+  },
+  'messaging.lead.precondition_required': {
+    status: 428,
+    title: "Send the lead's ETag in If-Match",
+  },
+  'messaging.lead.precondition_failed': {
+    status: 412,
+    title: 'The lead changed since the ETag in If-Match was read',
+  },
+  'messaging.feedback.not_bot_reply': {
+    status: 422,
+    title: "Feedback is given on the bot's replies only",
+  },
+  'messaging.export.too_large': {
+    status: 422,
+    title: 'The export would exceed MESSAGING_EXPORT_MAX_ROWS rows; narrow the filter',
+  },
 });

@@ -9,8 +9,9 @@ export interface LeadPatch extends LeadContact {
 /**
  * messaging_leads: one lead per conversation. Each lead is written by one atomic
  * `INSERT ... ON CONFLICT DO UPDATE` that merges the new fields into the old ones and recomputes `status`
- * with a conditional expression in the same statement (README, "How a message flows", point 4: incomplete
- * when the name or the email is missing, captured with both, qualified with a phone as well). Many leads (a
+ * in the same statement with `messaging_lead_status` (migrations/messaging/0002_staff_api.sql; README, "How a
+ * message flows", point 4: incomplete when the name or the email is missing, captured with both, qualified
+ * with a phone as well), the rule the staff API's patch recomputes with too. Many leads (a
  * processing batch) go in one statement.
  */
 export const leadStore = {
@@ -19,18 +20,15 @@ export const leadStore = {
     await db.query(
       `INSERT INTO messaging_leads AS l (conversation_id, name, email, phone, status, created_at, updated_at, captured_at)
        SELECT u.conversation_id, u.name, u.email, u.phone,
-              CASE WHEN u.name IS NULL OR u.email IS NULL THEN 'incomplete'
-                   WHEN u.phone IS NULL THEN 'captured' ELSE 'qualified' END,
+              messaging_lead_status(u.name, u.email, u.phone),
               $5, $5, CASE WHEN u.name IS NOT NULL AND u.email IS NOT NULL THEN $5::timestamptz END
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS u(conversation_id, name, email, phone)
        ON CONFLICT (conversation_id) DO UPDATE SET
          name = COALESCE(EXCLUDED.name, l.name),
          email = COALESCE(EXCLUDED.email, l.email),
          phone = COALESCE(EXCLUDED.phone, l.phone),
-         status = CASE
-           WHEN COALESCE(EXCLUDED.name, l.name) IS NULL OR COALESCE(EXCLUDED.email, l.email) IS NULL THEN 'incomplete'
-           WHEN COALESCE(EXCLUDED.phone, l.phone) IS NULL THEN 'captured'
-           ELSE 'qualified' END,
+         status = messaging_lead_status(COALESCE(EXCLUDED.name, l.name), COALESCE(EXCLUDED.email, l.email),
+                                        COALESCE(EXCLUDED.phone, l.phone)),
          captured_at = COALESCE(l.captured_at,
            CASE WHEN COALESCE(EXCLUDED.name, l.name) IS NOT NULL AND COALESCE(EXCLUDED.email, l.email) IS NOT NULL
                 THEN EXCLUDED.updated_at END),

@@ -31,17 +31,30 @@ const conversation = z.strictObject({
   contactName: z.string().nullable(),
   language: z.enum(['id', 'en']),
   captureState: z.enum(['idle', 'awaiting_name', 'awaiting_email', 'captured']).nullable(),
+  status: z.enum(['open', 'pending', 'resolved']),
+  assignedTo: z.string().nullable(),
+  /** Set while an agent holds the conversation and the bot stays silent. */
+  agentActiveAt: utc.nullable(),
   createdAt: utc,
   updatedAt: utc,
 });
 
 const lead = z.strictObject({
   leadId: uuid,
-  conversationId: uuid,
+  /** Null for a lead staff created by hand. */
+  conversationId: uuid.nullable(),
+  clusterId: uuid.nullable(),
+  source: z.enum(['whatsapp', 'manual']),
   name: z.string().nullable(),
   email: z.string().nullable(),
   phone: z.string().nullable(),
-  status: z.enum(['incomplete', 'captured', 'qualified']),
+  /** The effective status: the override when staff set one, else the computed status. */
+  status: z.enum(['incomplete', 'captured', 'qualified', 'contacted', 'converted', 'disqualified']),
+  computedStatus: z.enum(['incomplete', 'captured', 'qualified']),
+  statusOverride: z
+    .enum(['incomplete', 'captured', 'qualified', 'contacted', 'converted', 'disqualified'])
+    .nullable(),
+  version: z.int().min(1),
   createdAt: utc,
   updatedAt: utc,
   capturedAt: utc.nullable(),
