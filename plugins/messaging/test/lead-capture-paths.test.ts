@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import type { TestGateway } from '../../../test/support/gateway.ts';
+import { createManualClock } from '../../../test/support/core.ts';
 import {
   postWebhook,
   startMessagingGateway,
@@ -32,6 +33,7 @@ let db: TestDatabase;
 let gateway: TestGateway;
 let provider: ProviderStub;
 let model: ModelStandIn;
+const clock = createManualClock(Date.now());
 /** What the stand-in answers to the lead extractor's requests (the classifier's get a 503: tier 4). */
 let extractionAnswer: () => ModelAnswer;
 
@@ -63,6 +65,7 @@ beforeAll(async () => {
   gateway = await startMessagingGateway({
     databaseUrl: db.url,
     provider,
+    clock,
     env: {
       LLM_BASE_URL: model.baseUrl,
       LLM_MODEL: 'stand-in-1',
@@ -228,6 +231,17 @@ describe("the lead's phone from the sender's WhatsApp number", () => {
     for (const message of inbound) {
       expect(message).toMatchObject({ processing_status: 'processed', attempts: 1, last_error: null });
     }
+  });
+
+  it('a captured lead that gains a phone becomes qualified without being announced again', async () => {
+    const contact = { from: '4915112345679' };
+    await register(contact, 'Lena Vogel', 'lena@example.com');
+    expect((await notificationsOf(contact)).map((n) => n.kind)).toEqual(['lead.captured']);
+    // Past the 30 s in which the database would swallow a repeated notification anyway.
+    clock.advance(31_000);
+    expect(await say(contact, 'nomor saya 0813 7777 0999')).toEqual(['lead_updated']);
+    expect(await leadOf(contact)).toMatchObject({ phone: '6281377770999', status: 'qualified' });
+    expect((await notificationsOf(contact)).map((n) => n.kind)).toEqual(['lead.captured']);
   });
 
   it('a username-only user (no phone number): captured with no phone', async () => {
