@@ -5,8 +5,11 @@ import { messagingErrors } from './errors.ts';
 import { createChatModel } from './llm/chat-model.ts';
 import { messagingManifest } from './manifest.ts';
 import { startSender } from './outbound/sender.ts';
+import { registerLeadRoutes } from './routes/lead-routes.ts';
 import { registerProviderWebhookRoutes } from './routes/provider-webhook.ts';
+import { staffAuthentication } from './routes/staff-authentication.ts';
 import { createIngest } from './service/ingest.ts';
+import { createLeadService } from './service/lead-service.ts';
 import { createMessagingMetrics } from './service/messaging-metrics.ts';
 import { createProcessingPorts } from './service/processing-ports.ts';
 import { createProcessor } from './service/processor.ts';
@@ -65,6 +68,11 @@ export const messagingPlugin = definePlugin({
       processor,
     });
     registerProviderWebhookRoutes(ctx, { metrics, ingest: createIngest(ctx), queue });
+
+    // The staff API: one authentication (and scope) for all of its routes.
+    const staff = staffAuthentication(ctx, ctx.db);
+    const exportMaxRows = config.MESSAGING_EXPORT_MAX_ROWS;
+    registerLeadRoutes(ctx, { staff, leads: createLeadService(ctx), exportMaxRows });
 
     // Close hooks run in reverse: the queue stops first, then the sender finishes the sends its last
     // batches handed over and stops.
