@@ -97,7 +97,7 @@ const limitField = z
   .transform(Number)
   .pipe(z.int().min(1).max(100))
   .default(25)
-  .meta({ description: 'Items per page, 1 to 100.', example: '25' });
+  .meta({ description: 'Items per page, 1 to 100 (default 25).', example: '25' });
 
 const flagField = z.enum(['true', 'false']).transform((value) => value === 'true');
 
