@@ -5,6 +5,7 @@ import { messagingErrors } from './errors.ts';
 import { createChatModel } from './llm/chat-model.ts';
 import { messagingManifest } from './manifest.ts';
 import { startSender } from './outbound/sender.ts';
+import { registerInboxRoutes } from './routes/inbox-routes.ts';
 import { registerLeadRoutes } from './routes/lead-routes.ts';
 import { registerProviderWebhookRoutes } from './routes/provider-webhook.ts';
 import { staffAuthentication } from './routes/staff-authentication.ts';
@@ -57,6 +58,7 @@ export const messagingPlugin = definePlugin({
       metrics,
       ports: createProcessingPorts(model, ctx.metrics),
       rules: loadEscalationRules(),
+      handoffIdleMs: config.MESSAGING_HANDOFF_IDLE_MS,
       maxAttempts: config.MESSAGING_MAX_ATTEMPTS,
       batchSize: config.MESSAGING_BATCH_SIZE,
       sender,
@@ -69,8 +71,9 @@ export const messagingPlugin = definePlugin({
     });
     registerProviderWebhookRoutes(ctx, { metrics, ingest: createIngest(ctx), queue });
 
-    // The staff API: one authentication (and scope) for all of its routes.
+    // The staff API: one staff authentication for all its routes (README, "Staff API").
     const staff = staffAuthentication(ctx, ctx.db);
+    registerInboxRoutes(ctx, { staff, sender });
     const exportMaxRows = config.MESSAGING_EXPORT_MAX_ROWS;
     registerLeadRoutes(ctx, { staff, leads: createLeadService(ctx), exportMaxRows });
 
