@@ -75,7 +75,7 @@ export const messagingPlugin = definePlugin({
     const staff = staffAuthentication(ctx, ctx.db);
     registerInboxRoutes(ctx, { staff, sender });
     const exportMaxRows = config.MESSAGING_EXPORT_MAX_ROWS;
-    registerLeadRoutes(ctx, { staff, leads: createLeadService(ctx), exportMaxRows });
+    registerLeadRoutes(ctx, { staff, leads: createLeadService({ ...ctx, exportMaxRows }) });
 
     // Close hooks run in reverse: the queue stops first, then the sender finishes the sends its last
     // batches handed over and stops.

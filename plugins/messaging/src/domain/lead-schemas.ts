@@ -123,7 +123,10 @@ const statusListField = z
 /** The filters the v2 list and the CSV export share. */
 const filterShape = {
   status: statusListField.optional(),
-  cluster: z.uuid({ error: 'must be a cluster id' }).optional().meta({ description: 'One cluster.' }),
+  cluster: z
+    .uuid({ error: 'must be a cluster id' })
+    .optional()
+    .meta({ description: 'One cluster. A cluster that does not exist or is outside your scope is a 404.' }),
   createdFrom: instantField.optional().meta({ description: 'Created at or after (inclusive).' }),
   createdTo: instantField.optional().meta({ description: 'Created before (exclusive).' }),
   updatedFrom: instantField.optional().meta({ description: 'Last changed at or after (inclusive).' }),
@@ -210,9 +213,6 @@ export const LeadSummaryQuerySchema = z
     }
   });
 export type LeadSummaryQuery = z.output<typeof LeadSummaryQuerySchema>;
-
-/** The detail takes no query parameters (an unknown one is refused like everywhere else). */
-export const NoQuerySchema = z.strictObject({});
 
 export const LegacyLeadListQuerySchema = z.strictObject({ limit: limitField });
 
