@@ -230,6 +230,23 @@ describe('GET /api/v1/leads/v2', () => {
       400,
       'messaging.cursor.invalid',
     );
+    // Well-formed, but positions PostgreSQL could not read (year 0, 30 February) or of another list.
+    const crafted = (kind: string, position: unknown) =>
+      Buffer.from(JSON.stringify({ k: kind, p: position }), 'utf8').toString('base64url');
+    const someId = ids.anna as string;
+    for (const cursor of [
+      crafted('leads:-createdAt', ['0000-01-01T00:00:00.000000Z', someId]),
+      crafted('leads:-createdAt', ['2026-02-30T00:00:00.000000Z', someId]),
+      crafted('leads:-createdAt', ['2026-02-28T00:00:00.000000Z', 'x']),
+      crafted('leads:-createdAt', ['2026-02-28T00:00:00.000Z', someId]),
+      crafted('inbox', ['2026-02-28T00:00:00.000000Z', someId]),
+    ]) {
+      await problem(await agentA.get(`/api/v1/leads/v2?cursor=${cursor}`), 400, 'messaging.cursor.invalid');
+    }
+    const fine = crafted('leads:-createdAt', ['2026-03-01T00:02:30.000000Z', someId]);
+    expect(
+      names(await ok<Page>(await agentA.get(`/api/v1/leads/v2?cursor=${fine}&${fixtureRange}`))),
+    ).toEqual(['budi', 'anna']);
     for (const bad of [
       'x',
       'eyJrIjoibGVhZHM6LWNyZWF0ZWRBdCIsInAiOlsiMjAyNi0wMi0zMFQwMDowMDowMC4wMDAwMDBaIiwiMSJdfQ',
@@ -265,6 +282,21 @@ describe('GET /api/v1/leads/v2', () => {
       expect(JSON.stringify(body.errors), query).toContain(`"${path}`);
     }
     await problem(await admin.get('/api/v1/leads/v2?q=%00'), 400, 'request.invalid_text');
+    // The edges of the calendar are answered, never a 500.
+    for (const query of [
+      'createdFrom=0000-01-01T00:00:00%2B14:00',
+      'createdTo=9999-12-31T23:59:59-14:00',
+      'updatedFrom=0000-01-01T00:00:00Z&updatedTo=9999-12-31T23:59:59.999999999Z',
+    ]) {
+      expect((await admin.get(`/api/v1/leads/v2?${query}`)).status, query).toBe(200);
+      expect((await admin.get(`/api/v1/leads/v2/export.csv?${query}`)).status, query).toBeLessThan(500);
+    }
+    for (const query of [
+      'from=0000-01-01T00:00:00%2B14:00&to=0000-12-01T00:00:00Z&tz=Pacific/Kiritimati',
+      'from=9999-06-01T00:00:00Z&to=9999-12-31T23:59:59-14:00&tz=Etc/GMT%2B12',
+    ]) {
+      expect((await admin.get(`/api/v1/leads/v2/summary?${query}`)).status, query).toBe(200);
+    }
   });
 
   it('walks every page while leads arrive, never repeating or skipping one that existed when it began', async () => {
