@@ -267,6 +267,12 @@ describe('GET /api/v1/leads/v2', () => {
         `createdFrom=${encodeURIComponent('2026-03-02T00:00:00Z')}&createdTo=${encodeURIComponent('2026-03-01T00:00:00Z')}`,
         'query.createdTo',
       ],
+      // One end of a range bad, the other good: the range check must not read the bad one.
+      [
+        `createdFrom=2026-03-01T0%270:00:00Z&createdTo=${encodeURIComponent('2026-03-01T00:00:00Z')}`,
+        'query.createdFrom',
+      ],
+      [`updatedFrom=${encodeURIComponent('2026-03-01T00:00:00Z')}&updatedTo=soon`, 'query.updatedTo'],
       ['hasPhone=yes', 'query.hasPhone'],
       ['source=email', 'query.source'],
       ['cluster=not-a-uuid', 'query.cluster'],
@@ -429,6 +435,8 @@ describe('GET /api/v1/leads/v2/summary', () => {
   it('refuses a missing or reversed range, one over 366 days, and a zone that does not exist', async () => {
     const bad = [
       ['to=2026-03-04T00:00:00Z', 'query.from'],
+      ['from=2000-01-01T0%270:00:00.000Z&to=2000-01-01T00:00:00.000Z', 'query.from'],
+      ['from=2000-01-01T00:00:00.000Z&to=2000-01-01T0%ED%A0%800:00:00.000Z', 'query.to'],
       ['from=2026-03-04T00:00:00Z&to=2026-03-04T00:00:00Z', 'query.to'],
       ['from=2025-01-01T00:00:00Z&to=2026-01-02T00:00:01Z', 'query.to'],
       ['from=2026-03-01T00:00:00Z&to=2026-03-02T00:00:00Z&tz=Mars/Olympus_Mons', 'query.tz'],

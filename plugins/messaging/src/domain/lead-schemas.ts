@@ -150,7 +150,10 @@ const filterShape = {
     .meta({ description: 'The order; `-` is newest first. Ties are broken by id.' }),
 };
 
-/** A range ends after it starts. */
+/**
+ * A range ends after it starts. Object refinements run even when a field failed its own check, and then see
+ * that field as it was sent: only two parsed dates are compared.
+ */
 function rangesInOrder(
   query: { createdFrom?: Date; createdTo?: Date; updatedFrom?: Date; updatedTo?: Date },
   ctx: z.RefinementCtx,
@@ -161,7 +164,7 @@ function rangesInOrder(
   ] as const) {
     const start = query[from];
     const end = query[to];
-    if (start && end && end.getTime() <= start.getTime()) {
+    if (start instanceof Date && end instanceof Date && end.getTime() <= start.getTime()) {
       ctx.addIssue({ code: 'custom', path: [to], message: `must be after ${from}` });
     }
   }
@@ -202,6 +205,7 @@ export const LeadSummaryQuerySchema = z
     tz: timeZoneField,
   })
   .superRefine((query, ctx) => {
+    if (!(query.from instanceof Date && query.to instanceof Date)) return;
     const span = query.to.getTime() - query.from.getTime();
     if (span <= 0) ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
     else if (span > SUMMARY_MAX_DAYS * 86_400_000) {
