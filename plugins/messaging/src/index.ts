@@ -5,7 +5,9 @@ import { messagingErrors } from './errors.ts';
 import { createChatModel } from './llm/chat-model.ts';
 import { messagingManifest } from './manifest.ts';
 import { startSender } from './outbound/sender.ts';
+import { registerFeedbackRoutes } from './routes/feedback-routes.ts';
 import { registerProviderWebhookRoutes } from './routes/provider-webhook.ts';
+import { staffAuthentication } from './routes/staff-authentication.ts';
 import { createIngest } from './service/ingest.ts';
 import { createMessagingMetrics } from './service/messaging-metrics.ts';
 import { createProcessingPorts } from './service/processing-ports.ts';
@@ -65,6 +67,10 @@ export const messagingPlugin = definePlugin({
       processor,
     });
     registerProviderWebhookRoutes(ctx, { metrics, ingest: createIngest(ctx), queue });
+
+    // The staff API: one authentication (and scope) for all its routes.
+    const staff = staffAuthentication(ctx, ctx.db);
+    registerFeedbackRoutes(ctx, { staff });
 
     // Close hooks run in reverse: the queue stops first, then the sender finishes the sends its last
     // batches handed over and stops.
