@@ -6,6 +6,7 @@ import { createChatModel } from './llm/chat-model.ts';
 import { messagingManifest } from './manifest.ts';
 import { startSender } from './outbound/sender.ts';
 import { registerFeedbackRoutes } from './routes/feedback-routes.ts';
+import { registerOpenApiRoutes } from './routes/openapi-routes.ts';
 import { registerProviderWebhookRoutes } from './routes/provider-webhook.ts';
 import { staffAuthentication } from './routes/staff-authentication.ts';
 import { createIngest } from './service/ingest.ts';
@@ -68,9 +69,10 @@ export const messagingPlugin = definePlugin({
     });
     registerProviderWebhookRoutes(ctx, { metrics, ingest: createIngest(ctx), queue });
 
-    // The staff API: one authentication (and scope) for all its routes.
+    // The staff API: one authentication (and scope) for all its routes, and the document describing them.
     const staff = staffAuthentication(ctx, ctx.db);
     registerFeedbackRoutes(ctx, { staff });
+    registerOpenApiRoutes(ctx.routes);
 
     // Close hooks run in reverse: the queue stops first, then the sender finishes the sends its last
     // batches handed over and stops.
