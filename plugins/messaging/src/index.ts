@@ -6,6 +6,7 @@ import { createChatModel } from './llm/chat-model.ts';
 import { messagingManifest } from './manifest.ts';
 import { startSender } from './outbound/sender.ts';
 import { registerFeedbackRoutes } from './routes/feedback-routes.ts';
+import { registerInboxRoutes } from './routes/inbox-routes.ts';
 import { registerOpenApiRoutes } from './routes/openapi-routes.ts';
 import { registerProviderWebhookRoutes } from './routes/provider-webhook.ts';
 import { staffAuthentication } from './routes/staff-authentication.ts';
@@ -57,6 +58,7 @@ export const messagingPlugin = definePlugin({
       metrics,
       ports: createProcessingPorts(model, ctx.metrics),
       rules: loadEscalationRules(),
+      handoffIdleMs: config.MESSAGING_HANDOFF_IDLE_MS,
       maxAttempts: config.MESSAGING_MAX_ATTEMPTS,
       batchSize: config.MESSAGING_BATCH_SIZE,
       sender,
@@ -69,8 +71,10 @@ export const messagingPlugin = definePlugin({
     });
     registerProviderWebhookRoutes(ctx, { metrics, ingest: createIngest(ctx), queue });
 
-    // The staff API: one authentication (and scope) for all its routes, and the document describing them.
+    // The staff API: one staff authentication for all its routes (README, "Staff API"), and the document
+    // describing them.
     const staff = staffAuthentication(ctx, ctx.db);
+    registerInboxRoutes(ctx, { staff, sender });
     registerFeedbackRoutes(ctx, { staff });
     registerOpenApiRoutes(ctx.routes);
 

@@ -133,9 +133,9 @@ describe('bad input on every staff route', () => {
     expect(await counts()).toEqual(before);
   });
 
-  it('an unknown query parameter, or a cursor it did not hand out, is a 4xx problem', async () => {
+  it('an unknown query parameter, or a cursor it did not hand out, is a 4xx problem where the route reads a query', async () => {
     const admin = staffClient(gateway, ADMIN);
-    for (const { key, pattern } of targets().filter((t) => t.method === 'GET')) {
+    for (const { key, pattern, route } of targets().filter((t) => t.method === 'GET')) {
       const path = fill(pattern, () => seeded.conversationB);
       for (const query of [
         'zz=1',
@@ -145,6 +145,11 @@ describe('bad input on every staff route', () => {
         'limit=-1',
       ]) {
         const res = await admin.get(`${path}?${query}`);
+        // A route that reads no query ignores one, as it ignores any header it does not read.
+        if (!route.schema?.query) {
+          expect(res.status, `${key}?${query}`).toBeLessThan(500);
+          continue;
+        }
         await expectProblem(res).catch((err: Error) => {
           throw new Error(`${key}?${query}: ${err.message}`);
         });

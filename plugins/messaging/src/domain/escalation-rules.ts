@@ -23,6 +23,11 @@ const RuleSchema = z.strictObject({
     .refine((when) => Object.keys(when).length > 0, { error: 'a rule needs at least one condition' }),
   notify: z.array(z.enum(['cluster', 'global'])).min(1),
   kind: z.string().min(1).max(100),
+  /**
+   * The inbox status the conversation takes when the rule fires (`pending`: waiting for a person), unless an
+   * agent holds it already (README, "Staff API", "Agent inbox").
+   */
+  conversationStatus: z.enum(['pending']).optional(),
 });
 
 const RulesFileSchema = z.strictObject({ version: z.literal(1), rules: z.array(RuleSchema) });
