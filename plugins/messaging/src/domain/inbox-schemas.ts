@@ -20,6 +20,12 @@ const limit = z
 
 const cursor = z.string().min(1).max(1024);
 
+/** A route that takes no query parameters refuses unknown ones, as every staff route does. */
+export const NoQuery = z.strictObject({});
+
+/** The state changes take no body; an empty JSON object is accepted too. */
+export const NoBody = z.strictObject({}).optional();
+
 export const CONVERSATION_STATUSES = ['open', 'pending', 'resolved'] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
 
