@@ -16,7 +16,20 @@ const limit = z
   .pipe(z.int().min(1).max(100))
   .optional()
   .transform((value) => value ?? DEFAULT_PAGE_SIZE)
-  .meta({ description: 'Page size, 1 to 100 (default 25).', example: '25' });
+  .meta({
+    description: 'Page size, 1 to 100 (default 25).',
+    // Parsed from the query string, but an integer to clients (and to clients generated from the document).
+    override: ({ jsonSchema }) => {
+      delete jsonSchema.pattern;
+      Object.assign(jsonSchema, {
+        type: 'integer',
+        minimum: 1,
+        maximum: 100,
+        default: DEFAULT_PAGE_SIZE,
+        example: 25,
+      });
+    },
+  });
 
 const cursor = z.string().min(1).max(1024);
 
