@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { normalisePhone } from '../conversation/extract/phone.ts';
 import { firingRules, type EscalationRule } from '../domain/escalation-rules.ts';
 import { leadStatus } from '../domain/lead.ts';
 import { outboundPayload } from '../domain/outbound-reply.ts';
@@ -55,8 +56,10 @@ export async function decideEffects(deps: DecideDeps, head: QueueHead, now: Date
       email: head.lead.email ?? undefined,
       phone: head.lead.phone ?? undefined,
     },
-    // The sender's WhatsApp number stays on the conversation; a lead's phone is one the contact gives.
-    senderPhone: null,
+    // The WhatsApp `from`, read like a typed number: a number that is not an Indonesian mobile (a foreign
+    // one) or no number at all (a username-only user) leaves the lead without a phone (README, "How a
+    // message flows", point 4).
+    senderPhone: head.contactPhone === null ? null : normalisePhone(head.contactPhone),
     defaultAnswersInARow: head.defaultAnswersInARow,
     language: head.language,
     now,
