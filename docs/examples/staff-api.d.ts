@@ -2,6 +2,116 @@
 // Do not edit: regenerate.
 
 export interface paths {
+  '/api/v1/leads': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the newest leads (legacy)
+     * @deprecated
+     * @description The newest leads in your scope, without filters or pages. Use `GET /api/v1/leads/v2`.
+     */
+    get: operations['listLeadsLegacy'];
+    put?: never;
+    /**
+     * Create a lead by hand (legacy)
+     * @deprecated
+     * @description A lead staff met outside WhatsApp (`source: manual`), checked as lead capture checks its fields.
+     */
+    post: operations['createLeadLegacy'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/leads/v2': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List leads
+     * @description The leads in your scope that match every filter given, one page at a time. Pages are keyset positions: walking them while leads arrive never repeats nor skips a lead that existed when the walk began.
+     */
+    get: operations['listLeads'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/leads/v2/summary': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Count leads by status, cluster and day
+     * @description The leads created in `[from, to)` (at most 366 days) in your scope, counted by effective status, by cluster and by calendar day in `tz`.
+     */
+    get: operations['summarizeLeads'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/leads/v2/export.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export leads as CSV
+     * @description The leads the same filters select, as one CSV file (RFC 4180, UTF-8, CRLF, a header row), streamed. A cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` so that a spreadsheet shows it instead of running it. Refused when more leads match than MESSAGING_EXPORT_MAX_ROWS. Every export is audited.
+     */
+    get: operations['exportLeads'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/leads/v2/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a lead
+     * @description The lead, the conversation it came from and the changes of its status, with its `ETag`. Every read is audited.
+     */
+    get: operations['getLead'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a lead
+     * @description Changes the fields given, only if the lead is still at the version `If-Match` names. The contact fields are checked as lead capture checks them and stored in the same form. The computed status follows the fields; a status override is shown instead of it until it is cleared with null.
+     */
+    patch: operations['updateLead'];
+    trace?: never;
+  };
   '/api/v1/messages/{id}/feedback': {
     parameters: {
       query?: never;
@@ -75,6 +185,54 @@ export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
     /**
+     * @example {
+     *       "name": "Budi Santoso",
+     *       "email": "budi@example.com",
+     *       "phone": "0812 3456 7890"
+     *     }
+     */
+    LegacyLeadCreate: {
+      /** @description A name as lead capture reads one: 1 to 5 words of letters; stored title-cased. */
+      name: string;
+      /**
+       * @description An email address; the domain is stored lower-cased.
+       * @example budi@example.com
+       */
+      email?: string;
+      /**
+       * @description An Indonesian mobile number (`0812…`, `+62 812…`, `62812…`); stored as `62812…`.
+       * @example 0812 3456 7890
+       */
+      phone?: string;
+      /** @description Staff's notes, up to 10,000 characters. */
+      notes?: string;
+      /**
+       * Format: uuid
+       * @description The cluster whose staff see the lead. An agent names one of their clusters (or omits it when they belong to exactly one); an admin may omit it (then only admins see the lead).
+       */
+      clusterId?: string;
+    };
+    /**
+     * @description The fields to change; a field left out keeps its value, null clears it.
+     * @example {
+     *       "statusOverride": "contacted",
+     *       "notes": "Called on Monday; visiting on Friday."
+     *     }
+     */
+    LeadChanges: {
+      name?: string | null;
+      email?: string | null;
+      phone?: string | null;
+      /** @description Shown instead of the status the fields give, until set to null. */
+      statusOverride?: components['schemas']['LeadStatus'] | null;
+      notes?: string | null;
+    };
+    /**
+     * @description `incomplete` (name or email missing), `captured` (name and email), `qualified` (and a phone): what the fields give. `contacted`, `converted`, `disqualified`: set only by staff, as an override.
+     * @enum {string}
+     */
+    LeadStatus: 'incomplete' | 'captured' | 'qualified' | 'contacted' | 'converted' | 'disqualified';
+    /**
      * @description Your feedback on one bot reply. A PUT replaces all of it: a field you leave out or send as null is cleared. At least one field must be set.
      * @example {
      *       "rating": "down",
@@ -115,6 +273,154 @@ export interface components {
      * @enum {string}
      */
     FeedbackRating: 'up' | 'down';
+    LegacyLeadList: {
+      items: components['schemas']['LegacyLead'][];
+    };
+    LegacyLead: {
+      /** Format: uuid */
+      id: string;
+      conversationId: string | null;
+      name: string | null;
+      email: string | null;
+      phone: string | null;
+      status: components['schemas']['LeadStatus'];
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    /** @description RFC 9457 problem details (`application/problem+json`). */
+    Problem: {
+      type: string;
+      title: string;
+      status: number;
+      detail: string;
+      /** @description Stable, dotted error code, e.g. `messaging.lead.not_found`. */
+      code: string;
+      requestId: string;
+      /** @description Present on `validation.failed`: every problem with the request. */
+      errors?: {
+        path: string;
+        message: string;
+      }[];
+    };
+    LeadPage: {
+      items: components['schemas']['Lead'][];
+      /** @description Pass as `cursor` for the next page; null on the last. */
+      nextCursor: string | null;
+    };
+    /**
+     * @example {
+     *       "id": "6f1d2c3b-4a5e-4f60-8b7c-9d0e1f2a3b4c",
+     *       "conversationId": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+     *       "clusterId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+     *       "source": "whatsapp",
+     *       "name": "Budi Santoso",
+     *       "email": "budi@example.com",
+     *       "phone": "6281234567890",
+     *       "status": "contacted",
+     *       "computedStatus": "qualified",
+     *       "statusOverride": "contacted",
+     *       "notes": "Called on Monday.",
+     *       "version": 4,
+     *       "createdAt": "2026-11-20T08:00:00.000Z",
+     *       "updatedAt": "2026-11-23T09:30:00.000Z",
+     *       "capturedAt": "2026-11-20T08:02:11.000Z"
+     *     }
+     */
+    Lead: {
+      /** Format: uuid */
+      id: string;
+      /** @description Null for a lead staff created by hand. */
+      conversationId: string | null;
+      /** @description The cluster whose staff see the lead (null: admins only). */
+      clusterId: string | null;
+      /** @enum {string} */
+      source: 'whatsapp' | 'manual';
+      name: string | null;
+      email: string | null;
+      /** @description `62…` form. */
+      phone: string | null;
+      /** @description The effective status: `statusOverride` if set, else `computedStatus`. */
+      status: components['schemas']['LeadStatus'];
+      /**
+       * @description What the fields give; every write of the fields recomputes it.
+       * @enum {string}
+       */
+      computedStatus: 'incomplete' | 'captured' | 'qualified';
+      statusOverride: components['schemas']['LeadStatus'] | null;
+      notes: string | null;
+      /** @description Bumped by every change; the ETag is made of the id and this. */
+      version: number;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** @description When the lead first had a name and an email. */
+      capturedAt: string | null;
+    };
+    LeadSummary: {
+      /** Format: date-time */
+      from: string;
+      /** Format: date-time */
+      to: string;
+      tz: string;
+      total: number;
+      /** @description Leads by effective status (every status, zeros included). */
+      byStatus: {
+        incomplete: number;
+        captured: number;
+        qualified: number;
+        contacted: number;
+        converted: number;
+        disqualified: number;
+      };
+      /** @description Leads by cluster, most first; `clusterId` null: no cluster (admins only). */
+      byCluster: {
+        clusterId: string | null;
+        count: number;
+      }[];
+      /** @description Leads by calendar day in `tz`, every day of the range, zeros included. */
+      byDay: {
+        /** Format: date */
+        date: string;
+        count: number;
+      }[];
+    };
+    LeadDetail: {
+      lead: components['schemas']['Lead'];
+      /** @description Null for a lead created by hand. */
+      conversation: components['schemas']['LeadConversation'] | null;
+      /** @description Changes of the effective status, oldest first (the latest 100). */
+      history: components['schemas']['LeadStatusChange'][];
+    };
+    LeadConversation: {
+      /** Format: uuid */
+      id: string;
+      clusterId: string | null;
+      contactName: string | null;
+      contactPhone: string | null;
+      contactUserId: string | null;
+      /** @description The inbox status: `open`, `pending` or `resolved`. */
+      status: string;
+      assignedTo: string | null;
+      unreadCount: number;
+      lastMessageText: string | null;
+      /** Format: date-time */
+      lastActivityAt: string;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    LeadStatusChange: {
+      status: components['schemas']['LeadStatus'];
+      /** @enum {string} */
+      computedStatus: 'incomplete' | 'captured' | 'qualified';
+      statusOverride: components['schemas']['LeadStatus'] | null;
+      /** @description The staff member (`sub`); null: lead capture. */
+      changedBy: string | null;
+      /** Format: date-time */
+      changedAt: string;
+    };
     /**
      * @example {
      *       "messageId": "5d1f4a0e-2b7c-4e9a-8f3d-6c2b1a0e9d7f",
@@ -138,21 +444,6 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
-    };
-    /** @description RFC 9457 problem details (`application/problem+json`). */
-    Problem: {
-      type: string;
-      title: string;
-      status: number;
-      detail: string;
-      /** @description Stable, dotted error code, e.g. `messaging.lead.not_found`. */
-      code: string;
-      requestId: string;
-      /** @description Present on `validation.failed`: every problem with the request. */
-      errors?: {
-        path: string;
-        message: string;
-      }[];
     };
     MessageFeedback: {
       /** @description Your feedback on the reply, if any. */
@@ -207,11 +498,508 @@ export interface components {
   responses: never;
   parameters: never;
   requestBodies: never;
-  headers: never;
+  headers: {
+    /** @description RFC 9745: this API is deprecated, since the time given (`@` and unix seconds). */
+    Deprecation: string;
+    /** @description The API that replaces this one (`rel="successor-version"`). */
+    SuccessorLink: string;
+    /** @description The lead's version as a strong entity tag; send it back in `If-Match` to change the lead. */
+    LeadETag: string;
+  };
   pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  listLeadsLegacy: {
+    parameters: {
+      query?: {
+        /** @description Items per page, 1 to 100 (default 25). */
+        limit?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The newest leads. */
+      200: {
+        headers: {
+          Deprecation: components['headers']['Deprecation'];
+          Link: components['headers']['SuccessorLink'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LegacyLeadList'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          Deprecation: components['headers']['Deprecation'];
+          Link: components['headers']['SuccessorLink'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createLeadLegacy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LegacyLeadCreate'];
+      };
+    };
+    responses: {
+      /** @description The lead; `Location` is its v2 address. */
+      201: {
+        headers: {
+          Location: string;
+          ETag: components['headers']['LeadETag'];
+          Deprecation: components['headers']['Deprecation'];
+          Link: components['headers']['SuccessorLink'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LegacyLead'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          Deprecation: components['headers']['Deprecation'];
+          Link: components['headers']['SuccessorLink'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.cluster.not_found`: No cluster with this id in your scope */
+      404: {
+        headers: {
+          Deprecation: components['headers']['Deprecation'];
+          Link: components['headers']['SuccessorLink'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `request.too_large`: The request body exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listLeads: {
+    parameters: {
+      query?: {
+        status?: string | string[];
+        /** @description One cluster. */
+        cluster?: string;
+        /** @description Created at or after (inclusive). */
+        createdFrom?: string;
+        /** @description Created before (exclusive). */
+        createdTo?: string;
+        /** @description Last changed at or after (inclusive). */
+        updatedFrom?: string;
+        /** @description Last changed before (exclusive). */
+        updatedTo?: string;
+        /** @description Only leads with (`true`) or without a phone. */
+        hasPhone?: 'true' | 'false';
+        /** @description Only leads with (`true`) or without an email. */
+        hasEmail?: 'true' | 'false';
+        /** @description How the lead came: a conversation or staff. */
+        source?: 'whatsapp' | 'manual';
+        /** @description Text the name, email or phone contains (case-insensitive). */
+        q?: string;
+        /** @description The order; `-` is newest first. Ties are broken by id. */
+        sort?: '-createdAt' | 'createdAt' | '-updatedAt' | 'updatedAt';
+        /** @description Items per page, 1 to 100 (default 25). */
+        limit?: string;
+        /** @description The previous page's `nextCursor`, for the same `sort`. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LeadPage'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `messaging.cursor.invalid`: The pagination cursor is not one this list handed out */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  summarizeLeads: {
+    parameters: {
+      query: {
+        /** @description Leads created at or after (inclusive). */
+        from: string;
+        /** @description Leads created before (exclusive). */
+        to: string;
+        /** @description The IANA time zone whose calendar days `byDay` counts in. */
+        tz?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The counts. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LeadSummary'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  exportLeads: {
+    parameters: {
+      query?: {
+        status?: string | string[];
+        /** @description One cluster. */
+        cluster?: string;
+        /** @description Created at or after (inclusive). */
+        createdFrom?: string;
+        /** @description Created before (exclusive). */
+        createdTo?: string;
+        /** @description Last changed at or after (inclusive). */
+        updatedFrom?: string;
+        /** @description Last changed before (exclusive). */
+        updatedTo?: string;
+        /** @description Only leads with (`true`) or without a phone. */
+        hasPhone?: 'true' | 'false';
+        /** @description Only leads with (`true`) or without an email. */
+        hasEmail?: 'true' | 'false';
+        /** @description How the lead came: a conversation or staff. */
+        source?: 'whatsapp' | 'manual';
+        /** @description Text the name, email or phone contains (case-insensitive). */
+        q?: string;
+        /** @description The order; `-` is newest first. Ties are broken by id. */
+        sort?: '-createdAt' | 'createdAt' | '-updatedAt' | 'updatedAt';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The CSV file. */
+      200: {
+        headers: {
+          /** @description Always an attachment. */
+          'Content-Disposition': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.export.too_large`: The export would exceed MESSAGING_EXPORT_MAX_ROWS rows; narrow the filter */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getLead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The lead. */
+      200: {
+        headers: {
+          ETag: components['headers']['LeadETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LeadDetail'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.lead.not_found`: No lead with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateLead: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The `ETag` of the lead as you read it (or a list of tags); `*` applies the change to whatever the current version is. Without it the change is refused (428); with a tag that is no longer current, it is refused (412) and nothing is written. */
+        'If-Match': string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LeadChanges'];
+      };
+    };
+    responses: {
+      /** @description The lead as changed, with its new `ETag`. */
+      200: {
+        headers: {
+          ETag: components['headers']['LeadETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Lead'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.lead.not_found`: No lead with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.lead.precondition_failed`: The lead changed since the ETag in If-Match was read */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `request.too_large`: The request body exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.lead.precondition_required`: Send the lead's ETag in If-Match */
+      428: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getMessageFeedback: {
     parameters: {
       query?: never;
