@@ -170,7 +170,6 @@ export function inboxPaths(): ZodOpenApiPathsObject {
             cursorInvalid,
           ]),
           ...staffResponses,
-          '404': problem([messagingErrors.create('messaging.cluster.not_found')]),
         },
       },
     },
