@@ -1960,7 +1960,7 @@ export interface operations {
     parameters: {
       query?: {
         status?: string | string[];
-        /** @description One cluster. */
+        /** @description One cluster. A cluster that does not exist or is outside your scope is a 404. */
         cluster?: string;
         /** @description Created at or after (inclusive). */
         createdFrom?: string;
@@ -2011,6 +2011,15 @@ export interface operations {
       };
       /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.cluster.not_found`: No cluster with this id in your scope */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -2087,7 +2096,7 @@ export interface operations {
     parameters: {
       query?: {
         status?: string | string[];
-        /** @description One cluster. */
+        /** @description One cluster. A cluster that does not exist or is outside your scope is a 404. */
         cluster?: string;
         /** @description Created at or after (inclusive). */
         createdFrom?: string;
@@ -2136,6 +2145,15 @@ export interface operations {
       };
       /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.cluster.not_found`: No cluster with this id in your scope */
+      404: {
         headers: {
           [name: string]: unknown;
         };
