@@ -934,7 +934,7 @@ export interface operations {
         status?: components['schemas']['ConversationStatus'];
         /** @description `me`: assigned to you; `unassigned`: to nobody; `any` (default): either. */
         assigned?: 'me' | 'unassigned' | 'any';
-        /** @description Only this cluster (one outside your scope gives an empty list). */
+        /** @description Only this cluster. A cluster that does not exist or is outside your scope is a 404. */
         cluster?: string;
         /** @description `true`: with unread messages; `false`: without. */
         unread?: 'true' | 'false';
@@ -998,6 +998,15 @@ export interface operations {
       };
       /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.cluster.not_found`: No cluster with this id in your scope */
+      404: {
         headers: {
           [name: string]: unknown;
         };

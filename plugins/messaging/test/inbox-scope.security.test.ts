@@ -103,9 +103,13 @@ describe('an agent of cluster A', () => {
     expect(await listIds(agentA, `?q=${phoneB}`)).toEqual([]);
   });
 
-  it('filtering on cluster B gives an empty list, like a cluster that does not exist', async () => {
-    for (const cluster of [clusterB, '6f1c1d3e-0a4b-4c3d-9e2f-1a2b3c4d5e6f'])
-      expect(await listIds(agentA, `?cluster=${cluster}`)).toEqual([]);
+  it('filtering on cluster B is a 404, like a cluster that does not exist', async () => {
+    for (const cluster of [clusterB, '6f1c1d3e-0a4b-4c3d-9e2f-1a2b3c4d5e6f']) {
+      const res = await agentA.get(`/api/v1/agent/conversations?cluster=${cluster}`);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(((await res.json()) as { code: string }).code).toBe('messaging.cluster.not_found');
+    }
   });
 
   it.each(CONVERSATION_ROUTES.map((route) => [`${route.method} ${route.path(':id')}`, route] as const))(

@@ -62,7 +62,7 @@ export const ConversationListQuery = z
       .transform((value) => value ?? 'any')
       .meta({ description: '`me`: assigned to you; `unassigned`: to nobody; `any` (default): either.' }),
     cluster: z.uuid().optional().meta({
-      description: 'Only this cluster (one outside your scope gives an empty list).',
+      description: 'Only this cluster. A cluster that does not exist or is outside your scope is a 404.',
     }),
     unread: z
       .enum(['true', 'false'])

@@ -170,6 +170,7 @@ export function inboxPaths(): ZodOpenApiPathsObject {
             cursorInvalid,
           ]),
           ...staffResponses,
+          '404': problem([messagingErrors.create('messaging.cluster.not_found')]),
         },
       },
     },

@@ -76,12 +76,11 @@ export function createInbox(deps: InboxDeps) {
       return { userId: scope.userId, admin: scope.admin, clusters };
     },
 
-    /**
-     * One page of the inbox. A `cluster` filter outside the scope gives an empty list, as the scope
-     * applies in the query like any other condition (the leads' lists do the same).
-     */
+    /** One page of the inbox. */
     async list(scope: StaffScope, query: ConversationListFilter) {
       const clusters = clusterLimit(scope);
+      if (query.cluster !== undefined && !(await inboxStore.clusterVisible(deps.db, query.cluster, clusters)))
+        throw messagingErrors.create('messaging.cluster.not_found');
       const after =
         query.cursor === undefined ? null : decodeCursor(INBOX_CURSOR, query.cursor, InboxPositionSchema);
       if (query.cursor !== undefined && after === null)

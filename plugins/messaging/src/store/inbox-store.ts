@@ -119,6 +119,17 @@ export const inboxStore = {
     return rows[0] ?? null;
   },
 
+  /** Whether the cluster exists and is in the scope. */
+  async clusterVisible(
+    db: Queryable,
+    clusterId: string,
+    clusters: readonly string[] | null,
+  ): Promise<boolean> {
+    if (clusters !== null && !clusters.includes(clusterId)) return false;
+    const { rowCount } = await db.query('SELECT 1 FROM messaging_clusters WHERE id = $1', [clusterId]);
+    return rowCount === 1;
+  },
+
   /** The clusters in the scope, by name, each saying whether `userId` is a member. */
   async clusters(
     db: Queryable,
