@@ -64,13 +64,17 @@ export const agentReplyStore = {
     );
   },
 
-  /** Forgets a bounded batch of keys older than `before`, oldest first. */
+  /**
+   * Forgets a bounded batch of keys older than `before`, oldest first. Keys another reply is deleting at the
+   * same moment are skipped, not waited for: two replies never wait on each other here (nor deadlock).
+   */
   async purgeExpired(tx: Queryable, before: Date): Promise<void> {
     await tx.query(
       `DELETE FROM messaging_reply_requests
         WHERE (user_id, idempotency_key) IN (
           SELECT user_id, idempotency_key FROM messaging_reply_requests
-           WHERE created_at < $1 ORDER BY created_at LIMIT $2)`,
+           WHERE created_at < $1 ORDER BY created_at LIMIT $2
+           FOR UPDATE SKIP LOCKED)`,
       [before, PURGE_BATCH],
     );
   },
