@@ -51,34 +51,85 @@ export function scrubPayload(value: unknown, depth = 0): unknown {
   return out;
 }
 
-export function createAuditWriter(deps: { db: Database; clock: Clock; logger: Logger }): AuditWriter {
-  const pending = new Set<Promise<void>>();
+/** Rows one group-committed INSERT of `writeLater` takes at most. */
+const LATER_BATCH_MAX = 500;
 
-  const write = async (record: AuditRecord): Promise<void> => {
+interface QueuedRow {
+  row: AuditRow;
+  record: AuditRecord;
+}
+
+/** A record as stored: its time taken when it was handed over, its text made storable. */
+type AuditRow = [Date, string, string | null, string | null, string | null, string];
+
+function toRow(at: Date, record: AuditRecord): AuditRow {
+  return [
+    at,
+    record.kind,
+    record.actor == null ? null : storableText(record.actor),
+    record.requestId ?? null,
+    record.ip ?? null,
+    JSON.stringify(scrubPayload(record.payload ?? {})),
+  ];
+}
+
+export function createAuditWriter(deps: { db: Database; clock: Clock; logger: Logger }): AuditWriter {
+  const insert = async (rows: readonly AuditRow[]): Promise<void> => {
     await deps.db.query(
-      'INSERT INTO audit_log (at, kind, actor, request_id, ip, payload) VALUES ($1, $2, $3, $4, $5, $6)',
-      [
-        deps.clock.now(),
-        record.kind,
-        record.actor == null ? null : storableText(record.actor),
-        record.requestId ?? null,
-        record.ip ?? null,
-        JSON.stringify(scrubPayload(record.payload ?? {})),
-      ],
+      `INSERT INTO audit_log (at, kind, actor, request_id, ip, payload)
+       SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::inet[], $6::jsonb[])`,
+      [0, 1, 2, 3, 4, 5].map((column) => rows.map((row) => row[column])),
     );
   };
+  const later = groupCommit(insert, deps.logger);
 
   return {
-    write,
-    writeLater(record) {
-      const job = write(record).catch((err: unknown) => {
-        deps.logger.error({ err, kind: record.kind, requestId: record.requestId }, 'audit write failed');
+    write: (record) => insert([toRow(deps.clock.now(), record)]),
+    writeLater: (record) => later.add(toRow(deps.clock.now(), record), record),
+    flush: () => later.drained(),
+  };
+}
+
+/**
+ * Fire-and-forget rows, group-committed: while one INSERT is in flight, the rows handed over meanwhile wait
+ * and go together in the next one. A busy gateway (a sensitive read audits every request) then spends one
+ * statement per batch instead of one per request, and never more than one connection of the pool on audit
+ * rows; an idle one still writes each row at once. When a batch fails, its rows are tried one by one, and a
+ * row that still fails is logged with its kind and request id, never thrown.
+ */
+function groupCommit(insert: (rows: readonly AuditRow[]) => Promise<void>, logger: Logger) {
+  let queued: QueuedRow[] = [];
+  let inFlight: Promise<void> | null = null;
+
+  const run = async (): Promise<void> => {
+    while (queued.length > 0) {
+      const batch = queued.slice(0, LATER_BATCH_MAX);
+      queued = queued.slice(batch.length);
+      try {
+        await insert(batch.map((item) => item.row));
+      } catch (err) {
+        if (batch.length === 1) logFailure(batch[0] as QueuedRow, err);
+        // One row the table refuses must not take the others with it: each is tried alone.
+        else for (const item of batch) await insertAlone(item);
+      }
+    }
+  };
+
+  const logFailure = ({ record }: QueuedRow, err: unknown) =>
+    logger.error({ err, kind: record.kind, requestId: record.requestId }, 'audit write failed');
+  const insertAlone = (item: QueuedRow) => insert([item.row]).catch((err: unknown) => logFailure(item, err));
+
+  return {
+    add(row: AuditRow, record: AuditRecord): void {
+      queued.push({ row, record });
+      if (inFlight) return;
+      inFlight = run().finally(() => {
+        inFlight = null;
       });
-      pending.add(job);
-      void job.finally(() => pending.delete(job));
     },
-    async flush() {
-      await Promise.all([...pending]);
+    /** Resolves once every row handed over so far is written (or its failure logged). */
+    async drained(): Promise<void> {
+      while (inFlight) await inFlight;
     },
   };
 }
