@@ -5,7 +5,9 @@ import { messagingErrors } from './errors.ts';
 import { createChatModel } from './llm/chat-model.ts';
 import { messagingManifest } from './manifest.ts';
 import { startSender } from './outbound/sender.ts';
+import { registerInboxRoutes } from './routes/inbox-routes.ts';
 import { registerProviderWebhookRoutes } from './routes/provider-webhook.ts';
+import { staffAuthentication } from './routes/staff-authentication.ts';
 import { createIngest } from './service/ingest.ts';
 import { createMessagingMetrics } from './service/messaging-metrics.ts';
 import { createProcessingPorts } from './service/processing-ports.ts';
@@ -54,6 +56,7 @@ export const messagingPlugin = definePlugin({
       metrics,
       ports: createProcessingPorts(model, ctx.metrics),
       rules: loadEscalationRules(),
+      handoffIdleMs: config.MESSAGING_HANDOFF_IDLE_MS,
       maxAttempts: config.MESSAGING_MAX_ATTEMPTS,
       batchSize: config.MESSAGING_BATCH_SIZE,
       sender,
@@ -65,6 +68,10 @@ export const messagingPlugin = definePlugin({
       processor,
     });
     registerProviderWebhookRoutes(ctx, { metrics, ingest: createIngest(ctx), queue });
+
+    // The staff API: one staff authentication for all its routes (README, "Staff API").
+    const staff = staffAuthentication(ctx, ctx.db);
+    registerInboxRoutes(ctx, { staff, sender });
 
     // Close hooks run in reverse: the queue stops first, then the sender finishes the sends its last
     // batches handed over and stops.

@@ -102,11 +102,12 @@ async function notificationsOf(from: string) {
 }
 
 describe('lead capture through the webhook', () => {
-  it('halo → greeting; saya mau daftar → name; nama saya Budi Santoso → email; the email → captured, cluster notified', async () => {
+  it('halo → greeting; saya mau daftar → name; nama saya Budi Santoso → email; the email → qualified (the sender number is the phone), cluster notified', async () => {
     const from = '6281311110001';
     expect(await say(from, 'halo')).toEqual(['greeting']);
     expect(await say(from, 'saya mau daftar')).toEqual(['ask_name']);
-    expect(await leadOf(from)).toBeNull();
+    // Capture has started: the lead takes the sender's WhatsApp number as its phone.
+    expect(await leadOf(from)).toEqual({ name: null, email: null, phone: from, status: 'incomplete' });
     const askEmail = await say(from, 'nama saya Budi Santoso');
     expect(askEmail).toHaveLength(1);
     expect(askEmail[0]).toMatch(/^ask_email/);
@@ -115,8 +116,8 @@ describe('lead capture through the webhook', () => {
     expect(await leadOf(from)).toEqual({
       name: 'Budi Santoso',
       email: 'budi@example.com',
-      phone: null,
-      status: 'captured',
+      phone: from,
+      status: 'qualified',
     });
     const notes = await notificationsOf(from);
     expect(notes).toEqual([
@@ -143,7 +144,7 @@ describe('lead capture through the webhook', () => {
     expect(await leadOf(from)).toMatchObject({
       name: 'Rina Wulandari',
       email: 'rina@example.com',
-      status: 'captured',
+      status: 'qualified',
     });
     expect((await notificationsOf(from)).map((n) => n.kind)).toEqual(['lead.captured']);
   });

@@ -51,7 +51,10 @@ export interface ConversationInput {
   session: CaptureSession;
   /** What the lead already has (so the bot never asks for a name twice). */
   lead: LeadFields;
-  /** The sender's phone from the provider (`from`), already 62-normalised; null for username-only users. */
+  /**
+   * The sender's phone from the provider (`from`), 62-normalised by the extractors' `normalisePhone`; null for
+   * username-only users and for numbers that are not Indonesian mobiles.
+   */
   senderPhone: string | null;
   /** Default-tier answers in a row before this message (an escalation rule reads it). */
   defaultAnswersInARow: number;

@@ -23,6 +23,11 @@ const RuleSchema = z.strictObject({
     .refine((when) => Object.keys(when).length > 0, { error: 'a rule needs at least one condition' }),
   notify: z.array(z.enum(['cluster', 'global'])).min(1),
   kind: z.string().min(1).max(100),
+  /**
+   * The inbox status the conversation takes when the rule fires (`pending`: waiting for a person), unless an
+   * agent holds it already (README, "Staff API", "Agent inbox").
+   */
+  conversationStatus: z.enum(['pending']).optional(),
 });
 
 const RulesFileSchema = z.strictObject({ version: z.literal(1), rules: z.array(RuleSchema) });
@@ -56,18 +61,18 @@ export function firingRules(rules: readonly EscalationRule[], facts: EscalationF
   return rules.filter(({ when }) => {
     if (when.intent && !when.intent.includes(facts.intent)) return false;
     if (when.handlerEscalation && when.handlerEscalation !== facts.handlerEscalation) return false;
-    if (
-      when.leadBecame &&
-      !(
-        facts.leadAfter !== facts.leadBefore &&
-        facts.leadAfter !== null &&
-        when.leadBecame.includes(facts.leadAfter as 'captured')
-      )
-    ) {
-      return false;
-    }
+    if (when.leadBecame && !entered(when.leadBecame, facts.leadBefore, facts.leadAfter)) return false;
     if (when.defaultAnswersInARow !== undefined && facts.defaultAnswersInARow !== when.defaultAnswersInARow)
       return false;
     return true;
   });
+}
+
+/**
+ * Whether the lead entered the set of statuses: in it after the message and not before. A move inside the
+ * set is no news (a captured lead that gains a phone becomes qualified, and `lead_captured`, which lists
+ * both, must not announce it a second time).
+ */
+function entered(statuses: readonly string[], before: string | null, after: string | null): boolean {
+  return after !== null && statuses.includes(after) && (before === null || !statuses.includes(before));
 }

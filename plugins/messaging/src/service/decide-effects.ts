@@ -1,7 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { normalisePhone } from '../conversation/extract/phone.ts';
 import { firingRules, type EscalationRule } from '../domain/escalation-rules.ts';
 import { leadStatus } from '../domain/lead.ts';
 import { outboundPayload } from '../domain/outbound-reply.ts';
+import { heldAfter, isHeld } from '../domain/handoff.ts';
+import type { Classification } from '../classifier/types.ts';
 import type { MessageEffects } from '../store/effects-store.ts';
 import type { QueueHead } from '../store/queue-store.ts';
 import type { ProcessingPorts } from './processing-ports.ts';
@@ -10,6 +13,8 @@ import type { ProcessingPorts } from './processing-ports.ts';
 export interface DecideDeps {
   ports: ProcessingPorts;
   rules: readonly EscalationRule[];
+  /** How long an agent's reply or take keeps the bot silent (MESSAGING_HANDOFF_IDLE_MS). */
+  handoffIdleMs: number;
 }
 
 /** A batch's messages, decided: the effects of those that went through, and those that threw. */
@@ -39,6 +44,8 @@ export async function decideEach(deps: DecideDeps, heads: readonly QueueHead[], 
  */
 export async function decideEffects(deps: DecideDeps, head: QueueHead, now: Date): Promise<MessageEffects> {
   const classification = await deps.ports.classify(head.text);
+  if (isHeld(head.agentActiveAt, now, deps.handoffIdleMs))
+    return heldEffects(deps, head, classification, now);
   const output = await deps.ports.step({
     text: head.text,
     messageType: head.type,
@@ -49,8 +56,10 @@ export async function decideEffects(deps: DecideDeps, head: QueueHead, now: Date
       email: head.lead.email ?? undefined,
       phone: head.lead.phone ?? undefined,
     },
-    // The sender's WhatsApp number stays on the conversation; a lead's phone is one the contact gives.
-    senderPhone: null,
+    // The WhatsApp `from`, read like a typed number: a number that is not an Indonesian mobile (a foreign
+    // one) or no number at all (a username-only user) leaves the lead without a phone (README, "How a
+    // message flows", point 4).
+    senderPhone: head.contactPhone === null ? null : normalisePhone(head.contactPhone),
     defaultAnswersInARow: head.defaultAnswersInARow,
     language: head.language,
     now,
@@ -64,13 +73,14 @@ export async function decideEffects(deps: DecideDeps, head: QueueHead, now: Date
   };
   const leadAfter = hasPatch ? leadStatus(merged) : head.lead.status;
   const defaultStreak = classification.tier === 4 ? head.defaultAnswersInARow + 1 : 0;
-  const notifications = firingRules(deps.rules, {
+  const firing = firingRules(deps.rules, {
     intent: classification.intent,
     handlerEscalation: output.result.escalation?.reason ?? null,
     leadBefore: head.lead.status,
     leadAfter,
     defaultAnswersInARow: defaultStreak,
-  }).map((rule) => ({
+  });
+  const notifications = firing.map((rule) => ({
     scopes: rule.notify,
     eventKey: `${rule.id}:${head.conversationId}`,
     kind: rule.kind,
@@ -84,21 +94,59 @@ export async function decideEffects(deps: DecideDeps, head: QueueHead, now: Date
       payload: { rule: 'notify_admin', intent: classification.intent, messageId: head.id, lead: leadAfter },
     });
   }
+  const replies = output.replies.map((reply) => {
+    const body = deps.ports.render(reply, output.language);
+    return { template: reply.template, body, payload: outboundPayload(head, body) };
+  });
   return {
     messageId: head.id,
     conversationId: head.conversationId,
     classification,
+    inbox: {
+      heldAfter: heldAfter(now, deps.handoffIdleMs),
+      status: firing.find((rule) => rule.conversationStatus !== undefined)?.conversationStatus ?? null,
+      inboundText: head.text,
+      replyText: replies.at(-1)?.body ?? null,
+    },
     leadPatch: hasPatch
       ? { name: patch.name ?? null, email: patch.email ?? null, phone: patch.phone ?? null }
       : null,
     notifications,
-    replies: output.replies.map((reply) => {
-      const body = deps.ports.render(reply, output.language);
-      return { template: reply.template, body, payload: outboundPayload(head, body) };
-    }),
+    replies,
     session: output.session,
     language: output.language,
     defaultStreak,
+    contactName: head.contactName,
+  };
+}
+
+/**
+ * What a message does while an agent holds its conversation (domain/handoff.ts): it is classified, counted
+ * unread and shown, but the conversation engine does not see it (the session, the lead and the default
+ * streak stay as they are), no escalation fires and the bot does not answer. The agent reads it.
+ */
+function heldEffects(
+  deps: DecideDeps,
+  head: QueueHead,
+  classification: Classification,
+  now: Date,
+): MessageEffects {
+  return {
+    messageId: head.id,
+    conversationId: head.conversationId,
+    classification,
+    inbox: {
+      heldAfter: heldAfter(now, deps.handoffIdleMs),
+      status: null,
+      inboundText: head.text,
+      replyText: null,
+    },
+    leadPatch: null,
+    notifications: [],
+    replies: [],
+    session: head.capture,
+    language: head.language,
+    defaultStreak: head.defaultAnswersInARow,
     contactName: head.contactName,
   };
 }

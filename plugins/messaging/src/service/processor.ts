@@ -26,6 +26,8 @@ export interface ProcessorDeps {
   metrics: MessagingMetrics;
   ports: ProcessingPorts;
   rules: readonly EscalationRule[];
+  /** How long an agent's reply or take keeps the bot silent (MESSAGING_HANDOFF_IDLE_MS; domain/handoff.ts). */
+  handoffIdleMs: number;
   /** Processing attempts of one message before it is dead-lettered. */
   maxAttempts: number;
   /** Conversations whose next message one batch takes at most. */

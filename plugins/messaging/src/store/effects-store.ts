@@ -10,6 +10,16 @@ export interface MessageEffects {
   messageId: string;
   conversationId: string;
   classification: Classification;
+  /** What the message changes in the staff inbox (README, "Staff API", "Agent inbox"). */
+  inbox: {
+    /** An agent active after this moment holds the conversation (domain/handoff.ts): the bot stays silent. */
+    heldAfter: Date;
+    /** The status an escalation rule gives the conversation (null: none). */
+    status: 'pending' | null;
+    inboundText: string | null;
+    /** The text of the bot's last reply to it (null: no reply). */
+    replyText: string | null;
+  };
   /** Fields to merge into the conversation's lead (null: the lead is not touched). */
   leadPatch: LeadContact | null;
   notifications: Array<{
@@ -67,22 +77,7 @@ export const effectsStore = {
     const effects = batch.filter((e) => mine.has(e.messageId));
     if (effects.length === 0) return [];
 
-    await tx.query(
-      `UPDATE messaging_conversations c
-          SET capture = u.capture, language = u.language, default_answers_in_a_row = u.streak,
-              contact_name = COALESCE(u.contact_name, c.contact_name), last_inbound_at = $2, updated_at = $2
-         FROM unnest($1::uuid[], $3::jsonb[], $4::text[], $5::int[], $6::text[])
-              AS u(id, capture, language, streak, contact_name)
-        WHERE c.id = u.id`,
-      [
-        effects.map((e) => e.conversationId),
-        now,
-        effects.map((e) => JSON.stringify(e.session)),
-        effects.map((e) => e.language),
-        effects.map((e) => e.defaultStreak),
-        effects.map((e) => e.contactName),
-      ],
-    );
+    const held = await updateConversations(tx, effects, now);
 
     const leads = effects.filter((e) => e.leadPatch !== null);
     await leadStore.upsertMany(
@@ -99,9 +94,13 @@ export const effectsStore = {
       now,
     );
 
-    const replies = effects.flatMap((e) =>
-      e.replies.map((r) => ({ ...r, conversationId: e.conversationId, inReplyTo: e.messageId })),
-    );
+    // The bot does not answer a conversation an agent holds now, even if it did not when the message was
+    // decided: an agent who took over meanwhile must not see a bot reply go out after theirs.
+    const replies = effects
+      .filter((e) => !held.has(e.conversationId))
+      .flatMap((e) =>
+        e.replies.map((r) => ({ ...r, conversationId: e.conversationId, inReplyTo: e.messageId })),
+      );
     if (replies.length === 0) return [];
     // A conversation with no reply pending gets its new replies leased to this worker (`leaseUntil`), which
     // sends them as soon as the transaction commits; one with replies still pending (in flight, or waiting
@@ -142,3 +141,55 @@ export const effectsStore = {
     });
   },
 };
+
+/**
+ * Writes each message's conversation state, and its inbox state: one more unread message, the last
+ * activity and its text (the bot's reply when it answers, else the contact's message), `pending` when an
+ * escalation rule asks for a person, and `open` again when the conversation was resolved. Returns the
+ * conversations an agent holds at this moment. The UPDATE locks each conversation row until the batch
+ * commits and reads its latest committed `agent_active_at` (READ COMMITTED re-reads a row changed by a
+ * transaction it waited for), and an agent's reply or take updates the same row: so either the agent's
+ * write committed first and is seen here, or it waits for this batch and its reply goes out after the
+ * bot's (ADR 0010).
+ */
+async function updateConversations(
+  tx: Queryable,
+  effects: readonly MessageEffects[],
+  now: Date,
+): Promise<Set<string>> {
+  const { rows } = await tx.query<{ id: string; held: boolean | null }>(
+    `UPDATE messaging_conversations c
+        SET capture = u.capture, language = u.language, default_answers_in_a_row = u.streak,
+            contact_name = COALESCE(u.contact_name, c.contact_name), last_inbound_at = $2, updated_at = $2,
+            unread_count = c.unread_count + 1,
+            -- An agent's reply stamped later than this batch's clock keeps its place and its text.
+            last_activity_at = greatest(c.last_activity_at, $2),
+            last_message_text = CASE
+              WHEN c.last_activity_at > $2 THEN c.last_message_text
+              WHEN c.agent_active_at > u.held_after THEN u.inbound_text
+              ELSE coalesce(u.reply_text, u.inbound_text) END,
+            status = CASE
+              WHEN u.status IS NOT NULL AND (c.agent_active_at > u.held_after) IS NOT TRUE THEN u.status
+              WHEN c.status = 'resolved' THEN 'open'
+              ELSE c.status END,
+            resolved_at = NULL
+       FROM unnest($1::uuid[], $3::jsonb[], $4::text[], $5::int[], $6::text[], $7::timestamptz[], $8::text[],
+                   $9::text[], $10::text[])
+            AS u(id, capture, language, streak, contact_name, held_after, status, inbound_text, reply_text)
+      WHERE c.id = u.id
+      RETURNING c.id, c.agent_active_at > u.held_after AS held`,
+    [
+      effects.map((e) => e.conversationId),
+      now,
+      effects.map((e) => JSON.stringify(e.session)),
+      effects.map((e) => e.language),
+      effects.map((e) => e.defaultStreak),
+      effects.map((e) => e.contactName),
+      effects.map((e) => e.inbox.heldAfter),
+      effects.map((e) => e.inbox.status),
+      effects.map((e) => e.inbox.inboundText),
+      effects.map((e) => e.inbox.replyText),
+    ],
+  );
+  return new Set(rows.filter((row) => row.held === true).map((row) => row.id));
+}

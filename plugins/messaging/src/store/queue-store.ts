@@ -21,6 +21,8 @@ export interface QueueHead {
   defaultAnswersInARow: number;
   language: Language;
   lead: LeadContact & { status: string | null };
+  /** When an agent last replied or took the conversation (null: never, or handed back); domain/handoff.ts. */
+  agentActiveAt: Date | null;
 }
 
 /** Messages waiting for processing and dead-lettered ones, with the age of the oldest waiting one. */
@@ -67,6 +69,7 @@ export const queueStore = {
           ORDER BY h.seq LIMIT $2
        )
        SELECT d.id, d.conversation_id AS "conversationId", m.type, m.text,
+              c.agent_active_at AS "agentActiveAt",
               m.payload->'contact'->>'name' AS "contactName", d.provider_timestamp AS "providerTimestamp",
               d.attempts, c.phone_number_id AS "phoneNumberId", c.contact_phone AS "contactPhone",
               c.contact_user_id AS "contactUserId", c.capture, c.default_answers_in_a_row AS "defaultAnswersInARow", c.language,
