@@ -16,13 +16,14 @@
  * Auth.js session token of an admin or of an agent of the biggest cluster), sent by BENCH_CONNECTIONS
  * clients in a closed loop (wrk, each client sends its next request when its answer came) for
  * BENCH_WARMUP_SECONDS unmeasured, then BENCH_SECONDS measured: latency p50/p95/p99, throughput, CPU of the
- * gateway and PostgreSQL, how busy the machine was, and pg_stat_statements' costliest statements of the
- * window. Then each scenario's request once more with auto_explain logging every statement's plan with
+ * gateway and PostgreSQL per request, how busy the machine was, and pg_stat_statements' costliest statements
+ * of the window. Before that, BENCH_ALONE_SECONDS of one client alone: the request's own latency, without
+ * queueing behind 19 others. Then each scenario's request once more with auto_explain logging every statement's plan with
  * ANALYZE and BUFFERS: the SQL and parameters the gateway really sent.
  *
  * Output: JSON on stdout, a table on stderr, the plans in bench/out/staff-api-plans.txt; exit status 1 when
  * a scenario's p95 is over 50 ms or a request failed. Options (env): BENCH_SECONDS (10),
- * BENCH_WARMUP_SECONDS (3), BENCH_CONNECTIONS (20), BENCH_SCENARIOS (keys, comma-separated; default all;
+ * BENCH_WARMUP_SECONDS (3), BENCH_ALONE_SECONDS (3), BENCH_CONNECTIONS (20), BENCH_SCENARIOS (keys, comma-separated; default all;
  * `gate-identity` measures the gated identity route instead, a check of the harness), BENCH_PLANS (1; 0:
  * none), BENCH_RESEED=1 (seed again even when the kept database matches), BENCH_DATA_DIR
  * (bench/out/staff-api-pg), BENCH_LEADS, BENCH_CONVERSATIONS, BENCH_MESSAGES, BENCH_CLUSTERS, BENCH_SEED,
@@ -53,6 +54,7 @@ const TARGET_P95_MS = 50;
 const settings = {
   seconds: env('BENCH_SECONDS', 10),
   warmupSeconds: env('BENCH_WARMUP_SECONDS', 3),
+  aloneSeconds: env('BENCH_ALONE_SECONDS', 3),
   connections: env('BENCH_CONNECTIONS', 20),
   scenarios: process.env.BENCH_SCENARIOS?.split(',').filter(Boolean) ?? null,
   plans: process.env.BENCH_PLANS !== '0',
@@ -77,7 +79,10 @@ interface ScenarioResult {
   staff: string;
   path: string;
   latency: WrkLatency;
+  /** The same request from one client at a time. */
+  alone: WrkLatency;
   cpuSeconds: Record<string, number>;
+  cpuMsPerRequest: Record<string, number>;
   machineBusyPercent: number;
   loadAverage: number;
   statements: Array<StatementCost & { callsPerRequest: number }>;
@@ -108,24 +113,27 @@ async function measure(
   scenario: Scenario,
   gatewayUrl: string,
   databaseUrl: string,
-  groups: ProcessGroups,
+  groups: () => ProcessGroups,
 ): Promise<Omit<ScenarioResult, 'plans'>> {
   const requestPath = await scenario.path(gatewayUrl);
   const problem = scenario.check(await staffGet(gatewayUrl, scenario.staff, requestPath));
   if (problem) throw new Error(`${scenario.name}: ${problem} (GET ${requestPath})`);
-  const load = { url: gatewayUrl + requestPath, connections: settings.connections };
-  const headers = await staffHeaders(scenario.staff, requestPath);
-  await wrkLatency({ ...load, headers, seconds: settings.warmupSeconds });
+  const load = { url: gatewayUrl + requestPath, headers: await staffHeaders(scenario.staff, requestPath) };
+  // One client alone: the request's own time, before any queueing.
+  const alone = await wrkLatency({ ...load, connections: 1, seconds: settings.aloneSeconds });
+  await wrkLatency({ ...load, connections: settings.connections, seconds: settings.warmupSeconds });
   await resetStatements(databaseUrl);
-  const before = readCpu(groups);
-  const latency = await wrkLatency({ ...load, headers, seconds: settings.seconds });
-  const cpu = cpuBetween(groups, before, readCpu(groups));
+  // Read after the warm-up: the gateway's pool has opened its connections (each a PostgreSQL backend).
+  const processes = groups();
+  const before = readCpu(processes);
+  const latency = await wrkLatency({ ...load, connections: settings.connections, seconds: settings.seconds });
+  const cpu = cpuBetween(processes, before, readCpu(processes));
   const statements = (await costliestStatements(databaseUrl, 6)).map((statement) => ({
     ...statement,
     callsPerRequest: Math.round((statement.calls / latency.requests) * 100) / 100,
   }));
   process.stderr.write(
-    `${scenario.key}: p50 ${latency.p50Ms} p95 ${latency.p95Ms} p99 ${latency.p99Ms} ms\n`,
+    `${scenario.key}: p50 ${latency.p50Ms} p95 ${latency.p95Ms} p99 ${latency.p99Ms} ms (alone: p50 ${alone.p50Ms})\n`,
   );
   return {
     key: scenario.key,
@@ -133,7 +141,14 @@ async function measure(
     staff: scenario.staff.sub,
     path: requestPath,
     latency,
+    alone,
     cpuSeconds: cpu.seconds,
+    cpuMsPerRequest: Object.fromEntries(
+      Object.entries(cpu.seconds).map(([name, seconds]) => [
+        name,
+        Math.round(((seconds * 1000) / latency.requests) * 100) / 100,
+      ]),
+    ),
     machineBusyPercent: cpu.machineBusyPercent,
     loadAverage: Math.round((loadavg()[0] ?? 0) * 100) / 100,
     statements,
@@ -163,27 +178,29 @@ function summary(results: readonly ScenarioResult[]): string {
   return table(
     [
       'scenario',
+      'alone p50',
       'req/s',
       'p50',
       'p95',
       'p99',
       'max',
       'errors',
-      'gateway CPU s',
-      'postgres CPU s',
+      'gateway CPU ms/req',
+      'postgres CPU ms/req',
       'busy %',
       'p95 ≤ 50',
     ],
     results.map((r) => [
       r.key,
+      r.alone.p50Ms,
       r.latency.requestsPerSecond,
       r.latency.p50Ms,
       r.latency.p95Ms,
       r.latency.p99Ms,
       r.latency.maxMs,
       r.latency.non2xx + r.latency.socketErrors,
-      r.cpuSeconds.gateway ?? '',
-      r.cpuSeconds.postgres ?? '',
+      r.cpuMsPerRequest.gateway ?? '',
+      r.cpuMsPerRequest.postgres ?? '',
       r.machineBusyPercent,
       r.targetMet ? 'met' : 'NOT met',
     ]),
@@ -210,18 +227,16 @@ async function main(): Promise<void> {
     });
     teardown.add('gateway', () => gateway.stop());
     const postmaster = postmasterOn(Number(new URL(postgres.url).port));
-    const groups: ProcessGroups = {
+    const groups = (): ProcessGroups => ({
       gateway: [gateway.pid],
       ...(postmaster ? { postgres: withChildren(postmaster) } : {}),
-    };
+    });
     const all = [...staffApiScenarios(seed.facts), gateScenario()];
     const chosen = settings.scenarios
       ? all.filter((scenario) => settings.scenarios?.includes(scenario.key))
       : all.filter((scenario) => scenario.key !== 'gate-identity');
     const results: ScenarioResult[] = [];
     for (const scenario of chosen) {
-      // The postmaster's children change (a backend per pool connection): read them again each time.
-      if (postmaster) groups.postgres = withChildren(postmaster);
       results.push({ ...(await measure(scenario, gateway.url, postgres.url, groups)), plans: [] });
     }
     if (settings.plans && postgres.ownServer) {

@@ -102,7 +102,9 @@ export async function capturePlans(
   } finally {
     await apply(url, false);
   }
+  // Without this module's own statements (the settings and the check that they were reloaded).
   return parsePlans(tap.take()).filter(
-    (entry) => !/^(SHOW|ALTER SYSTEM|SELECT pg_reload_conf)/.test(entry.query),
+    (entry) =>
+      !/^(ALTER SYSTEM|SELECT pg_reload_conf|SELECT current_setting\('auto_explain)/.test(entry.query),
   );
 }
