@@ -16,6 +16,23 @@ export interface GatehouseCredentials {
   sessionToken: string;
 }
 
+/**
+ * The `X-Internal-Signature` value (gate layer 1) for one request: `body` is the exact text sent ('' for
+ * none), `pathWithQuery` the request target as sent (`/api/v1/leads/v2?status=captured`).
+ */
+export function internalSignature(
+  internalSecret: string,
+  method: string,
+  pathWithQuery: string,
+  body: string,
+  t = Math.floor(Date.now() / 1000),
+): string {
+  const v1 = createHmac('sha256', internalSecret)
+    .update(`${t}.${method.toUpperCase()}.${pathWithQuery}.${body}`)
+    .digest('hex');
+  return `t=${t},v1=${v1}`;
+}
+
 export async function gatehouseFetch(
   baseUrl: string,
   pathWithQuery: string,
@@ -24,16 +41,12 @@ export async function gatehouseFetch(
 ): Promise<Response> {
   const method = (init.method ?? 'GET').toUpperCase();
   const body = init.json === undefined ? '' : JSON.stringify(init.json);
-  const t = Math.floor(Date.now() / 1000);
-  const v1 = createHmac('sha256', credentials.internalSecret)
-    .update(`${t}.${method}.${pathWithQuery}.${body}`)
-    .digest('hex');
   return fetch(new URL(pathWithQuery, baseUrl), {
     method,
     headers: {
       ...init.headers,
       ...(init.json === undefined ? {} : { 'content-type': 'application/json' }),
-      'x-internal-signature': `t=${t},v1=${v1}`,
+      'x-internal-signature': internalSignature(credentials.internalSecret, method, pathWithQuery, body),
       'x-forwarded-session': credentials.sessionToken,
     },
     body: init.json === undefined ? undefined : body,

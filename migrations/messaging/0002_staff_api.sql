@@ -177,4 +177,5 @@ CREATE TABLE messaging_message_feedback (
   PRIMARY KEY (message_id, user_id),
   CHECK (rating IS NOT NULL OR corrected_intent IS NOT NULL OR corrected_answer IS NOT NULL)
 );
-CREATE INDEX messaging_message_feedback_updated_idx ON messaging_message_feedback (updated_at, message_id, user_id);
+-- The review list walks it newest first by creation: an update of a row must not move it past a page cursor.
+CREATE INDEX messaging_message_feedback_created_idx ON messaging_message_feedback (created_at, message_id, user_id);

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One request the stand-in received. */
@@ -8,7 +8,13 @@ export interface ModelRequest {
 }
 
 /** What the stand-in answers: a JSON object as the completion's content, a raw content string, or an error. */
-export type ModelAnswer = { json: unknown } | { content: string } | { status: number } | { hang: true };
+export type ModelAnswer =
+  | { json: unknown }
+  | { content: string }
+  | { status: number }
+  | { hang: true }
+  /** Answers once the promise settles with the answer it gives (a model the test holds back). */
+  | { later: Promise<ModelAnswer> };
 
 /**
  * An OpenAI-compatible chat-completions endpoint as a real HTTP server on loopback: a language-model endpoint
@@ -38,23 +44,7 @@ export async function startModelStandIn(): Promise<ModelStandIn> {
         body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ModelRequest['body'],
       };
       requests.push(request);
-      const planned = answer(request);
-      if ('hang' in planned) return; // the client's timeout ends it; close() drops the socket
-      if ('status' in planned) {
-        res
-          .writeHead(planned.status, { 'content-type': 'application/json' })
-          .end('{"error":{"message":"stand-in"}}');
-        return;
-      }
-      const content = 'json' in planned ? JSON.stringify(planned.json) : planned.content;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          id: `chatcmpl-${requests.length}`,
-          object: 'chat.completion',
-          model: request.body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-        }),
-      );
+      respond(res, request, answer(request), requests.length);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -70,4 +60,27 @@ export async function startModelStandIn(): Promise<ModelStandIn> {
         server.close(() => resolve());
       }),
   };
+}
+
+function respond(res: ServerResponse, request: ModelRequest, planned: ModelAnswer, id: number): void {
+  if ('hang' in planned) return; // the client's timeout ends it; close() drops the socket
+  if ('later' in planned) {
+    void planned.later.then((next) => respond(res, request, next, id));
+    return;
+  }
+  if ('status' in planned) {
+    res
+      .writeHead(planned.status, { 'content-type': 'application/json' })
+      .end('{"error":{"message":"stand-in"}}');
+    return;
+  }
+  const content = 'json' in planned ? JSON.stringify(planned.json) : planned.content;
+  res.writeHead(200, { 'content-type': 'application/json' }).end(
+    JSON.stringify({
+      id: `chatcmpl-${id}`,
+      object: 'chat.completion',
+      model: request.body.model,
+      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    }),
+  );
 }

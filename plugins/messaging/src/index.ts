@@ -5,10 +5,14 @@ import { messagingErrors } from './errors.ts';
 import { createChatModel } from './llm/chat-model.ts';
 import { messagingManifest } from './manifest.ts';
 import { startSender } from './outbound/sender.ts';
+import { registerFeedbackRoutes } from './routes/feedback-routes.ts';
 import { registerInboxRoutes } from './routes/inbox-routes.ts';
+import { registerLeadRoutes } from './routes/lead-routes.ts';
+import { registerOpenApiRoutes } from './routes/openapi-routes.ts';
 import { registerProviderWebhookRoutes } from './routes/provider-webhook.ts';
 import { staffAuthentication } from './routes/staff-authentication.ts';
 import { createIngest } from './service/ingest.ts';
+import { createLeadService } from './service/lead-service.ts';
 import { createMessagingMetrics } from './service/messaging-metrics.ts';
 import { createProcessingPorts } from './service/processing-ports.ts';
 import { createProcessor } from './service/processor.ts';
@@ -69,9 +73,14 @@ export const messagingPlugin = definePlugin({
     });
     registerProviderWebhookRoutes(ctx, { metrics, ingest: createIngest(ctx), queue });
 
-    // The staff API: one staff authentication for all its routes (README, "Staff API").
+    // The staff API: one authentication (and scope) for all of its routes (README, "Staff API"), and the
+    // document describing them.
     const staff = staffAuthentication(ctx, ctx.db);
     registerInboxRoutes(ctx, { staff, sender });
+    const exportMaxRows = config.MESSAGING_EXPORT_MAX_ROWS;
+    registerLeadRoutes(ctx, { staff, leads: createLeadService(ctx), exportMaxRows });
+    registerFeedbackRoutes(ctx, { staff });
+    registerOpenApiRoutes(ctx.routes);
 
     // Close hooks run in reverse: the queue stops first, then the sender finishes the sends its last
     // batches handed over and stops.

@@ -1,7 +1,16 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createChatModel } from '../llm/chat-model.ts';
 import { createClassifier, createFastClassifier } from './classifier.ts';
-import { formatScores, loadGoldSet, scorePredictions, type GoldItem, type Scores } from './gold-set.ts';
+import {
+  formatGoldLine,
+  formatScores,
+  GOLD_SET_PATH,
+  loadGoldSet,
+  scorePredictions,
+  type GoldItem,
+  type Scores,
+} from './gold-set.ts';
 import { loadIntentData } from './intent-data.ts';
 import { INTENTS, type Intent } from './types.ts';
 
@@ -78,6 +87,17 @@ function expectFloors(evaluation: Evaluation): void {
 }
 
 describe('gold set', () => {
+  it('spells every line as formatGoldLine does, so exported lines can be appended as they are', () => {
+    const lines = readFileSync(GOLD_SET_PATH, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    expect(lines.length).toBe(gold.length);
+    lines.forEach((line, index) => {
+      const item = gold[index] as GoldItem;
+      expect(formatGoldLine(item), `line ${index + 1}`).toBe(line);
+    });
+  });
+
   it('has enough labelled utterances, in both languages, for every intent', () => {
     expect(gold.length).toBeGreaterThanOrEqual(THRESHOLDS.minUtterances);
     expect(new Set(gold.map((item) => item.text)).size).toBe(gold.length);

@@ -30,6 +30,15 @@ export function isHeldOut(text: string): boolean {
   return hash % 5 === 0;
 }
 
+/**
+ * One gold-set line, spelled as the data file spells its lines (`{"text": …, "intent": …, "lang": …}`), so
+ * lines exported from staff feedback can be appended to it as they are (README, "Feedback").
+ */
+export function formatGoldLine(item: { text: string; intent: string; lang: string }): string {
+  const field = (value: string) => JSON.stringify(value);
+  return `{"text": ${field(item.text)}, "intent": ${field(item.intent)}, "lang": ${field(item.lang)}}`;
+}
+
 /** Reads and validates the gold set; a bad line throws with its number. */
 export function loadGoldSet(path: string = GOLD_SET_PATH): GoldItem[] {
   const items: GoldItem[] = [];

@@ -64,8 +64,9 @@ async function write(
   key: string | undefined,
 ): Promise<{ row: MessageRow; replayed: boolean }> {
   const now = deps.clock.now();
-  // Two requests with one key are serialised before anything is read, so the second sees the first's
-  // reply (ADR 0010); the conversation's row lock then orders this reply after the bot's in flight.
+  // Two requests with one key are serialised before anything is read, so the second sees the key the first
+  // stored (ADR 0010). The conversation's row lock alone would serialise a doubled request, but not one key
+  // sent with two conversations at once; the key is locked first, so the order is always key, then row.
   if (key !== undefined) await agentReplyStore.lockKey(tx, scope.userId, key);
   const conversation = await inboxStore.lock(tx, conversationId, clusterLimit(scope));
   if (conversation === null) throw messagingErrors.create('messaging.conversation.not_found');
