@@ -2,6 +2,336 @@
 // Do not edit: regenerate.
 
 export interface paths {
+  '/api/v1/agent/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Who you are and what you see
+     * @description Your id, whether you are an admin, and the clusters whose conversations you see.
+     */
+    get: operations['getStaffMe'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The inbox
+     * @description Conversations in your scope, most recent activity first (ties by id), one keyset page at a time. A conversation whose activity changes during a walk moves to the top, ahead of the cursor, so the walk does not show it again; conversations created during a walk never make it repeat or skip one that existed when it started.
+     */
+    get: operations['listConversations'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One conversation
+     * @description The conversation, who holds it, and its last 25 messages.
+     */
+    get: operations['getConversation'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A page of a conversation's messages
+     * @description Oldest first within a page. Without a cursor: the newest messages; `before`: older ones; `after`: newer ones (poll with the last `newerCursor`).
+     */
+    get: operations['listConversationMessages'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/read': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mark read
+     * @description No unread messages any more.
+     */
+    post: operations['markConversationRead'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/assign': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Assign
+     * @description Assigns the conversation to a member of its cluster. Assigning yourself takes it: the bot stops answering and a `pending` conversation is `open`. An admin may take any conversation.
+     */
+    post: operations['assignConversation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/unassign': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Unassign
+     * @description Nobody is assigned; who answers does not change.
+     */
+    post: operations['unassignConversation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/resolve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resolve
+     * @description The conversation is `resolved`; a new message from the contact opens it again.
+     */
+    post: operations['resolveConversation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/reopen': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reopen
+     * @description A resolved conversation is `open` again.
+     */
+    post: operations['reopenConversation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/handback': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Hand back to the bot
+     * @description The bot answers the contact's next message.
+     */
+    post: operations['handBackConversation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/replies': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send an agent reply
+     * @description Queues the reply in the outbox; the sender sends it in the conversation's order, after any bot reply still pending. The conversation becomes the agent’s: the bot stops answering it (until a hand-back or MESSAGING_HANDOFF_IDLE_MS without an agent acting), it is assigned to the agent unless someone holds it already, and it is open.
+     */
+    post: operations['replyToConversation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/leads': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the newest leads (legacy)
+     * @deprecated
+     * @description The newest leads in your scope, without filters or pages. Use `GET /api/v1/leads/v2`.
+     */
+    get: operations['listLeadsLegacy'];
+    put?: never;
+    /**
+     * Create a lead by hand (legacy)
+     * @deprecated
+     * @description A lead staff met outside WhatsApp (`source: manual`), checked as lead capture checks its fields.
+     */
+    post: operations['createLeadLegacy'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/leads/v2': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List leads
+     * @description The leads in your scope that match every filter given, one page at a time. Pages are keyset positions: walking them while leads arrive never repeats nor skips a lead that existed when the walk began.
+     */
+    get: operations['listLeads'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/leads/v2/summary': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Count leads by status, cluster and day
+     * @description The leads created in `[from, to)` (at most 366 days) in your scope, counted by effective status, by cluster and by calendar day in `tz`.
+     */
+    get: operations['summarizeLeads'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/leads/v2/export.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export leads as CSV
+     * @description The leads the same filters select, as one CSV file (RFC 4180, UTF-8, CRLF, a header row), streamed. A cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` so that a spreadsheet shows it instead of running it. Refused when more leads match than MESSAGING_EXPORT_MAX_ROWS. Every export is audited.
+     */
+    get: operations['exportLeads'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/leads/v2/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a lead
+     * @description The lead, the conversation it came from and the changes of its status, with its `ETag`. Every read is audited.
+     */
+    get: operations['getLead'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a lead
+     * @description Changes the fields given, only if the lead is still at the version `If-Match` names. The contact fields are checked as lead capture checks them and stored in the same form. The computed status follows the fields; a status override is shown instead of it until it is cleared with null.
+     */
+    patch: operations['updateLead'];
+    trace?: never;
+  };
   '/api/v1/messages/{id}/feedback': {
     parameters: {
       query?: never;
@@ -75,6 +405,73 @@ export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
     /**
+     * @description `open`: in the inbox; `pending`: the contact asked for a person (an escalation rule) and no agent holds it yet; `resolved`: done (a new message from the contact opens it again).
+     * @enum {string}
+     */
+    ConversationStatus: 'open' | 'pending' | 'resolved';
+    AssignRequest: {
+      /**
+       * @description The staff member's id (`sub`); a member of the conversation's cluster.
+       * @example agent-7
+       */
+      userId: string;
+    };
+    AgentReplyRequest: {
+      /**
+       * @description The reply, 1 to 4,096 characters.
+       * @example Halo Budi, saya Rina dari admisi.
+       */
+      text: string;
+    };
+    /**
+     * @example {
+     *       "name": "Budi Santoso",
+     *       "email": "budi@example.com",
+     *       "phone": "0812 3456 7890"
+     *     }
+     */
+    LegacyLeadCreate: {
+      /** @description A name as lead capture reads one: 1 to 5 words of letters; stored title-cased. */
+      name: string;
+      /**
+       * @description An email address; the domain is stored lower-cased.
+       * @example budi@example.com
+       */
+      email?: string;
+      /**
+       * @description An Indonesian mobile number (`0812…`, `+62 812…`, `62812…`); stored as `62812…`.
+       * @example 0812 3456 7890
+       */
+      phone?: string;
+      /** @description Staff's notes, up to 10,000 characters. */
+      notes?: string;
+      /**
+       * Format: uuid
+       * @description The cluster whose staff see the lead. An agent names one of their clusters (or omits it when they belong to exactly one); an admin may omit it (then only admins see the lead).
+       */
+      clusterId?: string;
+    };
+    /**
+     * @description The fields to change; a field left out keeps its value, null clears it.
+     * @example {
+     *       "statusOverride": "contacted",
+     *       "notes": "Called on Monday; visiting on Friday."
+     *     }
+     */
+    LeadChanges: {
+      name?: string | null;
+      email?: string | null;
+      phone?: string | null;
+      /** @description Shown instead of the status the fields give, until set to null. */
+      statusOverride?: components['schemas']['LeadStatus'] | null;
+      notes?: string | null;
+    };
+    /**
+     * @description `incomplete` (name or email missing), `captured` (name and email), `qualified` (and a phone): what the fields give. `contacted`, `converted`, `disqualified`: set only by staff, as an override.
+     * @enum {string}
+     */
+    LeadStatus: 'incomplete' | 'captured' | 'qualified' | 'contacted' | 'converted' | 'disqualified';
+    /**
      * @description Your feedback on one bot reply. A PUT replaces all of it: a field you leave out or send as null is cleared. At least one field must be set.
      * @example {
      *       "rating": "down",
@@ -115,6 +512,273 @@ export interface components {
      * @enum {string}
      */
     FeedbackRating: 'up' | 'down';
+    StaffMe: {
+      userId: string;
+      /** @description Holds `*` or `messaging:admin`: sees every cluster. */
+      admin: boolean;
+      /** @description The clusters you see: your memberships, or every cluster for an admin. */
+      clusters: {
+        /** Format: uuid */
+        id: string;
+        name: string;
+        member: boolean;
+      }[];
+    };
+    /** @description RFC 9457 problem details (`application/problem+json`). */
+    Problem: {
+      type: string;
+      title: string;
+      status: number;
+      detail: string;
+      /** @description Stable, dotted error code, e.g. `messaging.lead.not_found`. */
+      code: string;
+      requestId: string;
+      /** @description Present on `validation.failed`: every problem with the request. */
+      errors?: {
+        path: string;
+        message: string;
+      }[];
+    };
+    ConversationList: {
+      items: components['schemas']['Conversation'][];
+      /** @description Pass as `cursor` for the next page; null at the end. */
+      nextCursor: string | null;
+    };
+    Conversation: {
+      /** Format: uuid */
+      id: string;
+      /** @description null: routed to no cluster (admins only). */
+      clusterId: string | null;
+      contact: {
+        name: string | null;
+        /** @description The WhatsApp number, digits only. */
+        phone: string | null;
+        /** @description The WhatsApp user id of a contact without a number. */
+        userId: string | null;
+      };
+      status: components['schemas']['ConversationStatus'];
+      /** @description The staff member it is assigned to. */
+      assignedTo: string | null;
+      assignedAt: string | null;
+      /**
+       * @description Who answers the contact's next message: `agent` while an agent holds the conversation.
+       * @enum {string}
+       */
+      handler: 'bot' | 'agent';
+      /** @description When an agent last replied or took it (null: never, or handed back). */
+      agentActiveAt: string | null;
+      /** @description While `handler` is `agent`: when the bot answers again if no agent acts before. */
+      botResumesAt: string | null;
+      unreadCount: number;
+      /** Format: date-time */
+      lastActivityAt: string;
+      /** @description The text of the last message, either way. */
+      lastMessage: string | null;
+      resolvedAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    ConversationDetail: {
+      /** Format: uuid */
+      id: string;
+      /** @description null: routed to no cluster (admins only). */
+      clusterId: string | null;
+      contact: {
+        name: string | null;
+        /** @description The WhatsApp number, digits only. */
+        phone: string | null;
+        /** @description The WhatsApp user id of a contact without a number. */
+        userId: string | null;
+      };
+      status: components['schemas']['ConversationStatus'];
+      /** @description The staff member it is assigned to. */
+      assignedTo: string | null;
+      assignedAt: string | null;
+      /**
+       * @description Who answers the contact's next message: `agent` while an agent holds the conversation.
+       * @enum {string}
+       */
+      handler: 'bot' | 'agent';
+      /** @description When an agent last replied or took it (null: never, or handed back). */
+      agentActiveAt: string | null;
+      /** @description While `handler` is `agent`: when the bot answers again if no agent acts before. */
+      botResumesAt: string | null;
+      unreadCount: number;
+      /** Format: date-time */
+      lastActivityAt: string;
+      /** @description The text of the last message, either way. */
+      lastMessage: string | null;
+      resolvedAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** @description The last page of messages (25). */
+      messages: components['schemas']['MessagePage'];
+    };
+    Message: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      direction: 'inbound' | 'outbound';
+      /** @description The WhatsApp message type (`text`, `image`, ...). */
+      type: string;
+      text: string | null;
+      author: components['schemas']['MessageAuthor'];
+      /** @description Inbound, once classified. */
+      intent: string | null;
+      /** @description The classifier tier that decided `intent`. */
+      tier: number | null;
+      deliveryStatus: ('pending' | 'sent' | 'delivered' | 'read' | 'failed') | null;
+      processingStatus: ('queued' | 'processed' | 'dead') | null;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    MessageAuthor: {
+      /** @enum {string} */
+      kind: 'contact' | 'bot' | 'agent';
+      /** @description The agent, when `kind` is `agent`. */
+      userId?: string;
+    };
+    MessagePage: {
+      /** @description Oldest first. */
+      items: components['schemas']['Message'][];
+      /** @description Pass as `before` for the older messages; null when there are none. */
+      olderCursor: string | null;
+      /** @description Pass as `after` for newer messages: the page's newest message (or the `after` given, when the page is empty); an empty page means nothing newer yet. Null only when the conversation has no message. */
+      newerCursor: string | null;
+    };
+    LegacyLeadList: {
+      items: components['schemas']['LegacyLead'][];
+    };
+    LegacyLead: {
+      /** Format: uuid */
+      id: string;
+      conversationId: string | null;
+      name: string | null;
+      email: string | null;
+      phone: string | null;
+      status: components['schemas']['LeadStatus'];
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    LeadPage: {
+      items: components['schemas']['Lead'][];
+      /** @description Pass as `cursor` for the next page; null on the last. */
+      nextCursor: string | null;
+    };
+    /**
+     * @example {
+     *       "id": "6f1d2c3b-4a5e-4f60-8b7c-9d0e1f2a3b4c",
+     *       "conversationId": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+     *       "clusterId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+     *       "source": "whatsapp",
+     *       "name": "Budi Santoso",
+     *       "email": "budi@example.com",
+     *       "phone": "6281234567890",
+     *       "status": "contacted",
+     *       "computedStatus": "qualified",
+     *       "statusOverride": "contacted",
+     *       "notes": "Called on Monday.",
+     *       "version": 4,
+     *       "createdAt": "2026-11-20T08:00:00.000Z",
+     *       "updatedAt": "2026-11-23T09:30:00.000Z",
+     *       "capturedAt": "2026-11-20T08:02:11.000Z"
+     *     }
+     */
+    Lead: {
+      /** Format: uuid */
+      id: string;
+      /** @description Null for a lead staff created by hand. */
+      conversationId: string | null;
+      /** @description The cluster whose staff see the lead (null: admins only). */
+      clusterId: string | null;
+      /** @enum {string} */
+      source: 'whatsapp' | 'manual';
+      name: string | null;
+      email: string | null;
+      /** @description `62…` form. */
+      phone: string | null;
+      /** @description The effective status: `statusOverride` if set, else `computedStatus`. */
+      status: components['schemas']['LeadStatus'];
+      /**
+       * @description What the fields give; every write of the fields recomputes it.
+       * @enum {string}
+       */
+      computedStatus: 'incomplete' | 'captured' | 'qualified';
+      statusOverride: components['schemas']['LeadStatus'] | null;
+      notes: string | null;
+      /** @description Bumped by every change; the ETag is made of the id and this. */
+      version: number;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** @description When the lead first had a name and an email. */
+      capturedAt: string | null;
+    };
+    LeadSummary: {
+      /** Format: date-time */
+      from: string;
+      /** Format: date-time */
+      to: string;
+      tz: string;
+      total: number;
+      /** @description Leads by effective status (every status, zeros included). */
+      byStatus: {
+        incomplete: number;
+        captured: number;
+        qualified: number;
+        contacted: number;
+        converted: number;
+        disqualified: number;
+      };
+      /** @description Leads by cluster, most first; `clusterId` null: no cluster (admins only). */
+      byCluster: {
+        clusterId: string | null;
+        count: number;
+      }[];
+      /** @description Leads by calendar day in `tz`, every day of the range, zeros included. */
+      byDay: {
+        /** Format: date */
+        date: string;
+        count: number;
+      }[];
+    };
+    LeadDetail: {
+      lead: components['schemas']['Lead'];
+      /** @description Null for a lead created by hand. */
+      conversation: components['schemas']['LeadConversation'] | null;
+      /** @description Changes of the effective status, oldest first (the latest 100). */
+      history: components['schemas']['LeadStatusChange'][];
+    };
+    LeadConversation: {
+      /** Format: uuid */
+      id: string;
+      clusterId: string | null;
+      contactName: string | null;
+      contactPhone: string | null;
+      contactUserId: string | null;
+      /** @description The inbox status: `open`, `pending` or `resolved`. */
+      status: string;
+      assignedTo: string | null;
+      unreadCount: number;
+      lastMessageText: string | null;
+      /** Format: date-time */
+      lastActivityAt: string;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    LeadStatusChange: {
+      status: components['schemas']['LeadStatus'];
+      /** @enum {string} */
+      computedStatus: 'incomplete' | 'captured' | 'qualified';
+      statusOverride: components['schemas']['LeadStatus'] | null;
+      /** @description The staff member (`sub`); null: lead capture. */
+      changedBy: string | null;
+      /** Format: date-time */
+      changedAt: string;
+    };
     /**
      * @example {
      *       "messageId": "5d1f4a0e-2b7c-4e9a-8f3d-6c2b1a0e9d7f",
@@ -138,21 +802,6 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
-    };
-    /** @description RFC 9457 problem details (`application/problem+json`). */
-    Problem: {
-      type: string;
-      title: string;
-      status: number;
-      detail: string;
-      /** @description Stable, dotted error code, e.g. `messaging.lead.not_found`. */
-      code: string;
-      requestId: string;
-      /** @description Present on `validation.failed`: every problem with the request. */
-      errors?: {
-        path: string;
-        message: string;
-      }[];
     };
     MessageFeedback: {
       /** @description Your feedback on the reply, if any. */
@@ -207,11 +856,1492 @@ export interface components {
   responses: never;
   parameters: never;
   requestBodies: never;
-  headers: never;
+  headers: {
+    /** @description RFC 9745: this API is deprecated, since the time given (`@` and unix seconds). */
+    Deprecation: string;
+    /** @description The API that replaces this one (`rel="successor-version"`). */
+    SuccessorLink: string;
+    /** @description The lead's version as a strong entity tag; send it back in `If-Match` to change the lead. */
+    LeadETag: string;
+  };
   pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  getStaffMe: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description You. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "userId": "agent-7",
+           *       "admin": false,
+           *       "clusters": [
+           *         {
+           *           "id": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *           "name": "Admissions",
+           *           "member": true
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['StaffMe'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listConversations: {
+    parameters: {
+      query?: {
+        status?: components['schemas']['ConversationStatus'];
+        /** @description `me`: assigned to you; `unassigned`: to nobody; `any` (default): either. */
+        assigned?: 'me' | 'unassigned' | 'any';
+        /** @description Only this cluster. A cluster that does not exist or is outside your scope is a 404. */
+        cluster?: string;
+        /** @description `true`: with unread messages; `false`: without. */
+        unread?: 'true' | 'false';
+        /** @description Text search, case-insensitive, over the contact name, the phone and the last message (a substring). */
+        q?: string;
+        /** @description Page size, 1 to 100 (default 25). */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *           "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *           "contact": {
+           *             "name": "Budi Santoso",
+           *             "phone": "6281234567890",
+           *             "userId": null
+           *           },
+           *           "status": "open",
+           *           "assignedTo": "agent-7",
+           *           "assignedAt": "2026-11-24T09:14:03.120Z",
+           *           "handler": "agent",
+           *           "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *           "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *           "unreadCount": 0,
+           *           "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *           "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *           "resolvedAt": null,
+           *           "createdAt": "2026-11-24T08:58:41.002Z"
+           *         }
+           *       ],
+           *       "nextCursor": "eyJrIjoiaW5ib3giLCJwIjp7InVzIjoxNzY0MDAwMDAwMDAwMDAwLCJpZCI6IjBiNWY5YTRlIn19"
+           *     }
+           */
+          'application/json': components['schemas']['ConversationList'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `messaging.cursor.invalid`: The pagination cursor is not one this list handed out */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.cluster.not_found`: No cluster with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The conversation. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *       "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *       "contact": {
+           *         "name": "Budi Santoso",
+           *         "phone": "6281234567890",
+           *         "userId": null
+           *       },
+           *       "status": "open",
+           *       "assignedTo": "agent-7",
+           *       "assignedAt": "2026-11-24T09:14:03.120Z",
+           *       "handler": "agent",
+           *       "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *       "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *       "unreadCount": 0,
+           *       "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *       "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *       "resolvedAt": null,
+           *       "createdAt": "2026-11-24T08:58:41.002Z",
+           *       "messages": {
+           *         "items": [
+           *           {
+           *             "id": "7c2e9f10-5a4b-4c3d-8e1f-2a3b4c5d6e7f",
+           *             "direction": "outbound",
+           *             "type": "text",
+           *             "text": "Halo Budi, saya Rina dari admisi.",
+           *             "author": {
+           *               "kind": "agent",
+           *               "userId": "agent-7"
+           *             },
+           *             "intent": null,
+           *             "tier": null,
+           *             "deliveryStatus": "pending",
+           *             "processingStatus": null,
+           *             "createdAt": "2026-11-24T09:14:03.120Z"
+           *           }
+           *         ],
+           *         "olderCursor": null,
+           *         "newerCursor": "eyJrIjoiaW5ib3giLCJwIjp7InVzIjoxNzY0MDAwMDAwMDAwMDAwLCJpZCI6IjBiNWY5YTRlIn19"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ConversationDetail'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listConversationMessages: {
+    parameters: {
+      query?: {
+        /** @description An `olderCursor`: the messages before it. */
+        before?: string;
+        /** @description A `newerCursor`: the messages after it. */
+        after?: string;
+        /** @description Page size, 1 to 100 (default 25). */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "7c2e9f10-5a4b-4c3d-8e1f-2a3b4c5d6e7f",
+           *           "direction": "outbound",
+           *           "type": "text",
+           *           "text": "Halo Budi, saya Rina dari admisi.",
+           *           "author": {
+           *             "kind": "agent",
+           *             "userId": "agent-7"
+           *           },
+           *           "intent": null,
+           *           "tier": null,
+           *           "deliveryStatus": "pending",
+           *           "processingStatus": null,
+           *           "createdAt": "2026-11-24T09:14:03.120Z"
+           *         }
+           *       ],
+           *       "olderCursor": "eyJrIjoiaW5ib3giLCJwIjp7InVzIjoxNzY0MDAwMDAwMDAwMDAwLCJpZCI6IjBiNWY5YTRlIn19",
+           *       "newerCursor": "eyJrIjoiaW5ib3giLCJwIjp7InVzIjoxNzY0MDAwMDAwMDAwMDAwLCJpZCI6IjBiNWY5YTRlIn19"
+           *     }
+           */
+          'application/json': components['schemas']['MessagePage'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `messaging.cursor.invalid`: The pagination cursor is not one this list handed out */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  markConversationRead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The conversation after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *       "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *       "contact": {
+           *         "name": "Budi Santoso",
+           *         "phone": "6281234567890",
+           *         "userId": null
+           *       },
+           *       "status": "open",
+           *       "assignedTo": "agent-7",
+           *       "assignedAt": "2026-11-24T09:14:03.120Z",
+           *       "handler": "agent",
+           *       "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *       "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *       "unreadCount": 0,
+           *       "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *       "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *       "resolvedAt": null,
+           *       "createdAt": "2026-11-24T08:58:41.002Z"
+           *     }
+           */
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  assignConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AssignRequest'];
+      };
+    };
+    responses: {
+      /** @description The conversation after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *       "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *       "contact": {
+           *         "name": "Budi Santoso",
+           *         "phone": "6281234567890",
+           *         "userId": null
+           *       },
+           *       "status": "open",
+           *       "assignedTo": "agent-7",
+           *       "assignedAt": "2026-11-24T09:14:03.120Z",
+           *       "handler": "agent",
+           *       "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *       "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *       "unreadCount": 0,
+           *       "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *       "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *       "resolvedAt": null,
+           *       "createdAt": "2026-11-24T08:58:41.002Z"
+           *     }
+           */
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.assignee.not_member`: The assignee is not a member of the conversation's cluster */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  unassignConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The conversation after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *       "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *       "contact": {
+           *         "name": "Budi Santoso",
+           *         "phone": "6281234567890",
+           *         "userId": null
+           *       },
+           *       "status": "open",
+           *       "assignedTo": "agent-7",
+           *       "assignedAt": "2026-11-24T09:14:03.120Z",
+           *       "handler": "agent",
+           *       "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *       "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *       "unreadCount": 0,
+           *       "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *       "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *       "resolvedAt": null,
+           *       "createdAt": "2026-11-24T08:58:41.002Z"
+           *     }
+           */
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  resolveConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The conversation after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *       "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *       "contact": {
+           *         "name": "Budi Santoso",
+           *         "phone": "6281234567890",
+           *         "userId": null
+           *       },
+           *       "status": "open",
+           *       "assignedTo": "agent-7",
+           *       "assignedAt": "2026-11-24T09:14:03.120Z",
+           *       "handler": "agent",
+           *       "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *       "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *       "unreadCount": 0,
+           *       "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *       "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *       "resolvedAt": null,
+           *       "createdAt": "2026-11-24T08:58:41.002Z"
+           *     }
+           */
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  reopenConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The conversation after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *       "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *       "contact": {
+           *         "name": "Budi Santoso",
+           *         "phone": "6281234567890",
+           *         "userId": null
+           *       },
+           *       "status": "open",
+           *       "assignedTo": "agent-7",
+           *       "assignedAt": "2026-11-24T09:14:03.120Z",
+           *       "handler": "agent",
+           *       "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *       "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *       "unreadCount": 0,
+           *       "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *       "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *       "resolvedAt": null,
+           *       "createdAt": "2026-11-24T08:58:41.002Z"
+           *     }
+           */
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  handBackConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The conversation after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *       "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *       "contact": {
+           *         "name": "Budi Santoso",
+           *         "phone": "6281234567890",
+           *         "userId": null
+           *       },
+           *       "status": "open",
+           *       "assignedTo": "agent-7",
+           *       "assignedAt": "2026-11-24T09:14:03.120Z",
+           *       "handler": "agent",
+           *       "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *       "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *       "unreadCount": 0,
+           *       "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *       "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *       "resolvedAt": null,
+           *       "createdAt": "2026-11-24T08:58:41.002Z"
+           *     }
+           */
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  replyToConversation: {
+    parameters: {
+      query?: never;
+      header?: {
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AgentReplyRequest'];
+      };
+    };
+    responses: {
+      /** @description The reply an earlier request with this Idempotency-Key created, as it is now. */
+      200: {
+        headers: {
+          /** @description This answers an earlier request. */
+          'Idempotent-Replayed': 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "7c2e9f10-5a4b-4c3d-8e1f-2a3b4c5d6e7f",
+           *       "direction": "outbound",
+           *       "type": "text",
+           *       "text": "Halo Budi, saya Rina dari admisi.",
+           *       "author": {
+           *         "kind": "agent",
+           *         "userId": "agent-7"
+           *       },
+           *       "intent": null,
+           *       "tier": null,
+           *       "deliveryStatus": "sent",
+           *       "processingStatus": null,
+           *       "createdAt": "2026-11-24T09:14:03.120Z"
+           *     }
+           */
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      /** @description The reply, queued. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "7c2e9f10-5a4b-4c3d-8e1f-2a3b4c5d6e7f",
+           *       "direction": "outbound",
+           *       "type": "text",
+           *       "text": "Halo Budi, saya Rina dari admisi.",
+           *       "author": {
+           *         "kind": "agent",
+           *         "userId": "agent-7"
+           *       },
+           *       "intent": null,
+           *       "tier": null,
+           *       "deliveryStatus": "pending",
+           *       "processingStatus": null,
+           *       "createdAt": "2026-11-24T09:14:03.120Z"
+           *     }
+           */
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `messaging.idempotency_key.invalid`: Idempotency-Key must be 1 to 255 printable ASCII characters */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.idempotency_key.reused`: This Idempotency-Key was used for a different request */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listLeadsLegacy: {
+    parameters: {
+      query?: {
+        /** @description Items per page, 1 to 100 (default 25). */
+        limit?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The newest leads. */
+      200: {
+        headers: {
+          Deprecation: components['headers']['Deprecation'];
+          Link: components['headers']['SuccessorLink'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LegacyLeadList'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          Deprecation: components['headers']['Deprecation'];
+          Link: components['headers']['SuccessorLink'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createLeadLegacy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LegacyLeadCreate'];
+      };
+    };
+    responses: {
+      /** @description The lead; `Location` is its v2 address. */
+      201: {
+        headers: {
+          Location: string;
+          ETag: components['headers']['LeadETag'];
+          Deprecation: components['headers']['Deprecation'];
+          Link: components['headers']['SuccessorLink'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LegacyLead'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          Deprecation: components['headers']['Deprecation'];
+          Link: components['headers']['SuccessorLink'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.cluster.not_found`: No cluster with this id in your scope */
+      404: {
+        headers: {
+          Deprecation: components['headers']['Deprecation'];
+          Link: components['headers']['SuccessorLink'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `request.too_large`: The request body exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listLeads: {
+    parameters: {
+      query?: {
+        status?: string | string[];
+        /** @description One cluster. A cluster that does not exist or is outside your scope is a 404. */
+        cluster?: string;
+        /** @description Created at or after (inclusive). */
+        createdFrom?: string;
+        /** @description Created before (exclusive). */
+        createdTo?: string;
+        /** @description Last changed at or after (inclusive). */
+        updatedFrom?: string;
+        /** @description Last changed before (exclusive). */
+        updatedTo?: string;
+        /** @description Only leads with (`true`) or without a phone. */
+        hasPhone?: 'true' | 'false';
+        /** @description Only leads with (`true`) or without an email. */
+        hasEmail?: 'true' | 'false';
+        /** @description How the lead came: a conversation or staff. */
+        source?: 'whatsapp' | 'manual';
+        /** @description Text the name, email or phone contains (case-insensitive). */
+        q?: string;
+        /** @description The order; `-` is newest first. Ties are broken by id. */
+        sort?: '-createdAt' | 'createdAt' | '-updatedAt' | 'updatedAt';
+        /** @description Items per page, 1 to 100 (default 25). */
+        limit?: string;
+        /** @description The previous page's `nextCursor`, for the same `sort`. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LeadPage'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `messaging.cursor.invalid`: The pagination cursor is not one this list handed out */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.cluster.not_found`: No cluster with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  summarizeLeads: {
+    parameters: {
+      query: {
+        /** @description Leads created at or after (inclusive). */
+        from: string;
+        /** @description Leads created before (exclusive). */
+        to: string;
+        /** @description The IANA time zone whose calendar days `byDay` counts in. */
+        tz?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The counts. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LeadSummary'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  exportLeads: {
+    parameters: {
+      query?: {
+        status?: string | string[];
+        /** @description One cluster. A cluster that does not exist or is outside your scope is a 404. */
+        cluster?: string;
+        /** @description Created at or after (inclusive). */
+        createdFrom?: string;
+        /** @description Created before (exclusive). */
+        createdTo?: string;
+        /** @description Last changed at or after (inclusive). */
+        updatedFrom?: string;
+        /** @description Last changed before (exclusive). */
+        updatedTo?: string;
+        /** @description Only leads with (`true`) or without a phone. */
+        hasPhone?: 'true' | 'false';
+        /** @description Only leads with (`true`) or without an email. */
+        hasEmail?: 'true' | 'false';
+        /** @description How the lead came: a conversation or staff. */
+        source?: 'whatsapp' | 'manual';
+        /** @description Text the name, email or phone contains (case-insensitive). */
+        q?: string;
+        /** @description The order; `-` is newest first. Ties are broken by id. */
+        sort?: '-createdAt' | 'createdAt' | '-updatedAt' | 'updatedAt';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The CSV file. */
+      200: {
+        headers: {
+          /** @description Always an attachment. */
+          'Content-Disposition': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.cluster.not_found`: No cluster with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.export.too_large`: The export would exceed MESSAGING_EXPORT_MAX_ROWS rows; narrow the filter */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getLead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The lead. */
+      200: {
+        headers: {
+          ETag: components['headers']['LeadETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LeadDetail'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.lead.not_found`: No lead with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateLead: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The `ETag` of the lead as you read it (or a list of tags); `*` applies the change to whatever the current version is. Without it the change is refused (428); with a tag that is no longer current, it is refused (412) and nothing is written. */
+        'If-Match': string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LeadChanges'];
+      };
+    };
+    responses: {
+      /** @description The lead as changed, with its new `ETag`. */
+      200: {
+        headers: {
+          ETag: components['headers']['LeadETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Lead'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.lead.not_found`: No lead with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.lead.precondition_failed`: The lead changed since the ETag in If-Match was read */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `request.too_large`: The request body exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.lead.precondition_required`: Send the lead's ETag in If-Match */
+      428: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getMessageFeedback: {
     parameters: {
       query?: never;
