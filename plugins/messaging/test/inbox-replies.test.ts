@@ -86,8 +86,15 @@ async function outbound(id: string) {
 describe('an agent reply', () => {
   it('is queued in the outbox as the agent’s message and sent', async () => {
     const { id, phone } = await newConversation();
+    await db.pool.query('UPDATE messaging_conversations SET unread_count = 3 WHERE id = $1', [id]);
     const res = await replyAs(rina, id, 'Halo, saya Rina.');
     expect(res.status).toBe(201);
+    const conversation = await rina.get(`/api/v1/agent/conversations/${id}`);
+    expect(await conversation.json()).toMatchObject({
+      unreadCount: 0,
+      handler: 'agent',
+      assignedTo: 'agent-rina',
+    });
     expect(res.headers.get('idempotent-replayed')).toBeNull();
     const message = (await res.json()) as Message;
     expect(message).toMatchObject({

@@ -51,7 +51,8 @@ interface Batch {
  * The processing queue (plugins/messaging/README.md, "How a message flows", point 3; ADR 0006). A batch
  * takes the next message of up to `batchSize` conversations (the queue store's `takeHeads`: one message
  * per conversation, each conversation locked for the batch's transaction). The messages are classified and
- * stepped through the conversation engine concurrently; then all their effects — the lead upserts,
+ * stepped through the conversation engine concurrently (a message of a conversation an agent holds is
+ * only classified: domain/handoff.ts); then all their effects — the lead upserts,
  * escalation notifications, replies queued in the outbox, conversation state, and each message's
  * `processed` mark — are written with one statement per kind and committed together. A crash or a
  * restart therefore never loses a message and never processes one twice.

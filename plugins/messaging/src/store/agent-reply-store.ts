@@ -64,13 +64,17 @@ export const agentReplyStore = {
     );
   },
 
-  /** Forgets a bounded batch of keys older than `before`, oldest first. */
+  /**
+   * Forgets a bounded batch of keys older than `before`, oldest first. Keys another reply is deleting at the
+   * same moment are skipped, not waited for: two replies never wait on each other here (nor deadlock).
+   */
   async purgeExpired(tx: Queryable, before: Date): Promise<void> {
     await tx.query(
       `DELETE FROM messaging_reply_requests
         WHERE (user_id, idempotency_key) IN (
           SELECT user_id, idempotency_key FROM messaging_reply_requests
-           WHERE created_at < $1 ORDER BY created_at LIMIT $2)`,
+           WHERE created_at < $1 ORDER BY created_at LIMIT $2
+           FOR UPDATE SKIP LOCKED)`,
       [before, PURGE_BATCH],
     );
   },
@@ -102,7 +106,8 @@ export const agentReplyStore = {
 
   /**
    * The agent's reply makes the conversation theirs: the bot goes silent from now (`agent_active_at`), it
-   * is assigned to them unless someone holds it already, it is open, and its last activity is this reply.
+   * is assigned to them unless someone holds it already, it is open, its last activity is this reply, and
+   * it is read (an agent answers what they have read).
    */
   async takeOver(
     tx: Queryable,
@@ -116,7 +121,7 @@ export const agentReplyStore = {
           SET agent_active_at = $3,
               assigned_at = CASE WHEN assigned_to IS NULL THEN $3 ELSE assigned_at END,
               assigned_to = COALESCE(assigned_to, $2),
-              status = 'open', resolved_at = NULL,
+              status = 'open', resolved_at = NULL, unread_count = 0,
               last_activity_at = greatest(last_activity_at, $3), last_message_text = $4, updated_at = $3
         WHERE id = $1`,
       [conversationId, userId, at, text],
