@@ -11,6 +11,7 @@ import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { INTERNAL_SECRET } from './support/gate.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { startProviderStub, type ProviderStub } from './support/messaging.ts';
+import { seedLead } from './support/leads.ts';
 import { dashboardToken, messagingRows } from './support/realtime.ts';
 import { staffApiEnv } from './support/staff-api.ts';
 
@@ -75,6 +76,27 @@ describe('docs/examples/staff-client.ts', () => {
 
     const gold = await staff.GET('/api/v1/messages/feedback/gold-set', { parseAs: 'text' });
     expect(gold.data).toBe('{"text": "berapa biaya kuliah S1?", "intent": "askFees", "lang": "id"}\n');
+  });
+
+  it('lists leads v2 with filters and walks its pages by cursor', async () => {
+    const otherCluster = await messagingRows.cluster(db.pool, []);
+    for (const name of ['Budi Santoso', 'Budi Hartono', 'Siti Aminah']) {
+      await seedLead(db.pool, { clusterId, name, email: `${name.split(' ')[0]}@example.com` });
+    }
+    await seedLead(db.pool, { clusterId: otherCluster, name: 'Budi Lain', email: 'lain@example.com' });
+    const staff = await client('client-agent');
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await staff.GET('/api/v1/leads/v2', {
+        // A space and a status list: the signature covers the query exactly as openapi-fetch encodes it.
+        params: { query: { q: 'budi ', status: ['captured', 'qualified'], limit: '1', cursor } },
+      });
+      expect(page.error).toBeUndefined();
+      seen.push(...(page.data?.items.map((lead) => lead.name ?? '') ?? []));
+      cursor = page.data?.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    expect(seen.sort()).toEqual(['Budi Hartono', 'Budi Santoso']);
   });
 
   it('types the problem+json answers', async () => {
