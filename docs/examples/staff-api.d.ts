@@ -2,6 +2,226 @@
 // Do not edit: regenerate.
 
 export interface paths {
+  '/api/v1/agent/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Who you are and what you see
+     * @description Your id, whether you are an admin, and the clusters whose conversations you see.
+     */
+    get: operations['getStaffMe'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The inbox
+     * @description Conversations in your scope, most recent activity first (ties by id), one keyset page at a time. A conversation whose activity changes during a walk moves to the top, ahead of the cursor, so the walk does not show it again; conversations created during a walk never make it repeat or skip one that existed when it started.
+     */
+    get: operations['listConversations'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One conversation
+     * @description The conversation, who holds it, and its last 25 messages.
+     */
+    get: operations['getConversation'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A page of a conversation's messages
+     * @description Oldest first within a page. Without a cursor: the newest messages; `before`: older ones; `after`: newer ones (poll with the last `newerCursor`).
+     */
+    get: operations['listConversationMessages'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/read': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mark read
+     * @description No unread messages any more.
+     */
+    post: operations['markConversationRead'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/assign': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Assign
+     * @description Assigns the conversation to a member of its cluster. Assigning yourself takes it: the bot stops answering and a `pending` conversation is `open`. An admin may take any conversation.
+     */
+    post: operations['assignConversation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/unassign': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Unassign
+     * @description Nobody is assigned; who answers does not change.
+     */
+    post: operations['unassignConversation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/resolve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resolve
+     * @description The conversation is `resolved`; a new message from the contact opens it again.
+     */
+    post: operations['resolveConversation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/reopen': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reopen
+     * @description A resolved conversation is `open` again.
+     */
+    post: operations['reopenConversation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/handback': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Hand back to the bot
+     * @description The bot answers the contact's next message.
+     */
+    post: operations['handBackConversation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/conversations/{id}/replies': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send an agent reply
+     * @description Queues the reply in the outbox; the sender sends it in the conversation's order, after any bot reply still pending. The conversation becomes the agent’s: the bot stops answering it (until a hand-back or MESSAGING_HANDOFF_IDLE_MS without an agent acting), it is assigned to the agent unless someone holds it already, and it is open.
+     */
+    post: operations['replyToConversation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/leads': {
     parameters: {
       query?: never;
@@ -185,6 +405,25 @@ export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
     /**
+     * @description `open`: in the inbox; `pending`: the contact asked for a person (an escalation rule) and no agent holds it yet; `resolved`: done (a new message from the contact opens it again).
+     * @enum {string}
+     */
+    ConversationStatus: 'open' | 'pending' | 'resolved';
+    AssignRequest: {
+      /**
+       * @description The staff member's id (`sub`); a member of the conversation's cluster.
+       * @example agent-7
+       */
+      userId: string;
+    };
+    AgentReplyRequest: {
+      /**
+       * @description The reply, 1 to 4,096 characters.
+       * @example Halo Budi, saya Rina dari admisi.
+       */
+      text: string;
+    };
+    /**
      * @example {
      *       "name": "Budi Santoso",
      *       "email": "budi@example.com",
@@ -273,21 +512,17 @@ export interface components {
      * @enum {string}
      */
     FeedbackRating: 'up' | 'down';
-    LegacyLeadList: {
-      items: components['schemas']['LegacyLead'][];
-    };
-    LegacyLead: {
-      /** Format: uuid */
-      id: string;
-      conversationId: string | null;
-      name: string | null;
-      email: string | null;
-      phone: string | null;
-      status: components['schemas']['LeadStatus'];
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
+    StaffMe: {
+      userId: string;
+      /** @description Holds `*` or `messaging:admin`: sees every cluster. */
+      admin: boolean;
+      /** @description The clusters you see: your memberships, or every cluster for an admin. */
+      clusters: {
+        /** Format: uuid */
+        id: string;
+        name: string;
+        member: boolean;
+      }[];
     };
     /** @description RFC 9457 problem details (`application/problem+json`). */
     Problem: {
@@ -303,6 +538,129 @@ export interface components {
         path: string;
         message: string;
       }[];
+    };
+    ConversationList: {
+      items: components['schemas']['Conversation'][];
+      /** @description Pass as `cursor` for the next page; null at the end. */
+      nextCursor: string | null;
+    };
+    Conversation: {
+      /** Format: uuid */
+      id: string;
+      /** @description null: routed to no cluster (admins only). */
+      clusterId: string | null;
+      contact: {
+        name: string | null;
+        /** @description The WhatsApp number, digits only. */
+        phone: string | null;
+        /** @description The WhatsApp user id of a contact without a number. */
+        userId: string | null;
+      };
+      status: components['schemas']['ConversationStatus'];
+      /** @description The staff member it is assigned to. */
+      assignedTo: string | null;
+      assignedAt: string | null;
+      /**
+       * @description Who answers the contact's next message: `agent` while an agent holds the conversation.
+       * @enum {string}
+       */
+      handler: 'bot' | 'agent';
+      /** @description When an agent last replied or took it (null: never, or handed back). */
+      agentActiveAt: string | null;
+      /** @description While `handler` is `agent`: when the bot answers again if no agent acts before. */
+      botResumesAt: string | null;
+      unreadCount: number;
+      /** Format: date-time */
+      lastActivityAt: string;
+      /** @description The text of the last message, either way. */
+      lastMessage: string | null;
+      resolvedAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    ConversationDetail: {
+      /** Format: uuid */
+      id: string;
+      /** @description null: routed to no cluster (admins only). */
+      clusterId: string | null;
+      contact: {
+        name: string | null;
+        /** @description The WhatsApp number, digits only. */
+        phone: string | null;
+        /** @description The WhatsApp user id of a contact without a number. */
+        userId: string | null;
+      };
+      status: components['schemas']['ConversationStatus'];
+      /** @description The staff member it is assigned to. */
+      assignedTo: string | null;
+      assignedAt: string | null;
+      /**
+       * @description Who answers the contact's next message: `agent` while an agent holds the conversation.
+       * @enum {string}
+       */
+      handler: 'bot' | 'agent';
+      /** @description When an agent last replied or took it (null: never, or handed back). */
+      agentActiveAt: string | null;
+      /** @description While `handler` is `agent`: when the bot answers again if no agent acts before. */
+      botResumesAt: string | null;
+      unreadCount: number;
+      /** Format: date-time */
+      lastActivityAt: string;
+      /** @description The text of the last message, either way. */
+      lastMessage: string | null;
+      resolvedAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** @description The last page of messages (25). */
+      messages: components['schemas']['MessagePage'];
+    };
+    Message: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      direction: 'inbound' | 'outbound';
+      /** @description The WhatsApp message type (`text`, `image`, ...). */
+      type: string;
+      text: string | null;
+      author: components['schemas']['MessageAuthor'];
+      /** @description Inbound, once classified. */
+      intent: string | null;
+      /** @description The classifier tier that decided `intent`. */
+      tier: number | null;
+      deliveryStatus: ('pending' | 'sent' | 'delivered' | 'read' | 'failed') | null;
+      processingStatus: ('queued' | 'processed' | 'dead') | null;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    MessageAuthor: {
+      /** @enum {string} */
+      kind: 'contact' | 'bot' | 'agent';
+      /** @description The agent, when `kind` is `agent`. */
+      userId?: string;
+    };
+    MessagePage: {
+      /** @description Oldest first. */
+      items: components['schemas']['Message'][];
+      /** @description Pass as `before` for the older messages; null when there are none. */
+      olderCursor: string | null;
+      /** @description Pass as `after` for newer messages: the page's newest message (or the `after` given, when the page is empty); an empty page means nothing newer yet. Null only when the conversation has no message. */
+      newerCursor: string | null;
+    };
+    LegacyLeadList: {
+      items: components['schemas']['LegacyLead'][];
+    };
+    LegacyLead: {
+      /** Format: uuid */
+      id: string;
+      conversationId: string | null;
+      name: string | null;
+      email: string | null;
+      phone: string | null;
+      status: components['schemas']['LeadStatus'];
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
     };
     LeadPage: {
       items: components['schemas']['Lead'][];
@@ -510,6 +868,972 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  getStaffMe: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description You. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "userId": "agent-7",
+           *       "admin": false,
+           *       "clusters": [
+           *         {
+           *           "id": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *           "name": "Admissions",
+           *           "member": true
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['StaffMe'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listConversations: {
+    parameters: {
+      query?: {
+        status?: components['schemas']['ConversationStatus'];
+        /** @description `me`: assigned to you; `unassigned`: to nobody; `any` (default): either. */
+        assigned?: 'me' | 'unassigned' | 'any';
+        /** @description Only this cluster. A cluster that does not exist or is outside your scope is a 404. */
+        cluster?: string;
+        /** @description `true`: with unread messages; `false`: without. */
+        unread?: 'true' | 'false';
+        /** @description Text search, case-insensitive, over the contact name, the phone and the last message (a substring). */
+        q?: string;
+        /** @description Page size, 1 to 100 (default 25). */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *           "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *           "contact": {
+           *             "name": "Budi Santoso",
+           *             "phone": "6281234567890",
+           *             "userId": null
+           *           },
+           *           "status": "open",
+           *           "assignedTo": "agent-7",
+           *           "assignedAt": "2026-11-24T09:14:03.120Z",
+           *           "handler": "agent",
+           *           "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *           "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *           "unreadCount": 0,
+           *           "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *           "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *           "resolvedAt": null,
+           *           "createdAt": "2026-11-24T08:58:41.002Z"
+           *         }
+           *       ],
+           *       "nextCursor": "eyJrIjoiaW5ib3giLCJwIjp7InVzIjoxNzY0MDAwMDAwMDAwMDAwLCJpZCI6IjBiNWY5YTRlIn19"
+           *     }
+           */
+          'application/json': components['schemas']['ConversationList'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `messaging.cursor.invalid`: The pagination cursor is not one this list handed out */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.cluster.not_found`: No cluster with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The conversation. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *       "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *       "contact": {
+           *         "name": "Budi Santoso",
+           *         "phone": "6281234567890",
+           *         "userId": null
+           *       },
+           *       "status": "open",
+           *       "assignedTo": "agent-7",
+           *       "assignedAt": "2026-11-24T09:14:03.120Z",
+           *       "handler": "agent",
+           *       "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *       "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *       "unreadCount": 0,
+           *       "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *       "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *       "resolvedAt": null,
+           *       "createdAt": "2026-11-24T08:58:41.002Z",
+           *       "messages": {
+           *         "items": [
+           *           {
+           *             "id": "7c2e9f10-5a4b-4c3d-8e1f-2a3b4c5d6e7f",
+           *             "direction": "outbound",
+           *             "type": "text",
+           *             "text": "Halo Budi, saya Rina dari admisi.",
+           *             "author": {
+           *               "kind": "agent",
+           *               "userId": "agent-7"
+           *             },
+           *             "intent": null,
+           *             "tier": null,
+           *             "deliveryStatus": "pending",
+           *             "processingStatus": null,
+           *             "createdAt": "2026-11-24T09:14:03.120Z"
+           *           }
+           *         ],
+           *         "olderCursor": null,
+           *         "newerCursor": "eyJrIjoiaW5ib3giLCJwIjp7InVzIjoxNzY0MDAwMDAwMDAwMDAwLCJpZCI6IjBiNWY5YTRlIn19"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ConversationDetail'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listConversationMessages: {
+    parameters: {
+      query?: {
+        /** @description An `olderCursor`: the messages before it. */
+        before?: string;
+        /** @description A `newerCursor`: the messages after it. */
+        after?: string;
+        /** @description Page size, 1 to 100 (default 25). */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "7c2e9f10-5a4b-4c3d-8e1f-2a3b4c5d6e7f",
+           *           "direction": "outbound",
+           *           "type": "text",
+           *           "text": "Halo Budi, saya Rina dari admisi.",
+           *           "author": {
+           *             "kind": "agent",
+           *             "userId": "agent-7"
+           *           },
+           *           "intent": null,
+           *           "tier": null,
+           *           "deliveryStatus": "pending",
+           *           "processingStatus": null,
+           *           "createdAt": "2026-11-24T09:14:03.120Z"
+           *         }
+           *       ],
+           *       "olderCursor": "eyJrIjoiaW5ib3giLCJwIjp7InVzIjoxNzY0MDAwMDAwMDAwMDAwLCJpZCI6IjBiNWY5YTRlIn19",
+           *       "newerCursor": "eyJrIjoiaW5ib3giLCJwIjp7InVzIjoxNzY0MDAwMDAwMDAwMDAwLCJpZCI6IjBiNWY5YTRlIn19"
+           *     }
+           */
+          'application/json': components['schemas']['MessagePage'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `messaging.cursor.invalid`: The pagination cursor is not one this list handed out */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  markConversationRead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The conversation after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *       "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *       "contact": {
+           *         "name": "Budi Santoso",
+           *         "phone": "6281234567890",
+           *         "userId": null
+           *       },
+           *       "status": "open",
+           *       "assignedTo": "agent-7",
+           *       "assignedAt": "2026-11-24T09:14:03.120Z",
+           *       "handler": "agent",
+           *       "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *       "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *       "unreadCount": 0,
+           *       "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *       "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *       "resolvedAt": null,
+           *       "createdAt": "2026-11-24T08:58:41.002Z"
+           *     }
+           */
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  assignConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AssignRequest'];
+      };
+    };
+    responses: {
+      /** @description The conversation after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *       "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *       "contact": {
+           *         "name": "Budi Santoso",
+           *         "phone": "6281234567890",
+           *         "userId": null
+           *       },
+           *       "status": "open",
+           *       "assignedTo": "agent-7",
+           *       "assignedAt": "2026-11-24T09:14:03.120Z",
+           *       "handler": "agent",
+           *       "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *       "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *       "unreadCount": 0,
+           *       "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *       "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *       "resolvedAt": null,
+           *       "createdAt": "2026-11-24T08:58:41.002Z"
+           *     }
+           */
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.assignee.not_member`: The assignee is not a member of the conversation's cluster */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  unassignConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The conversation after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *       "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *       "contact": {
+           *         "name": "Budi Santoso",
+           *         "phone": "6281234567890",
+           *         "userId": null
+           *       },
+           *       "status": "open",
+           *       "assignedTo": "agent-7",
+           *       "assignedAt": "2026-11-24T09:14:03.120Z",
+           *       "handler": "agent",
+           *       "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *       "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *       "unreadCount": 0,
+           *       "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *       "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *       "resolvedAt": null,
+           *       "createdAt": "2026-11-24T08:58:41.002Z"
+           *     }
+           */
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  resolveConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The conversation after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *       "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *       "contact": {
+           *         "name": "Budi Santoso",
+           *         "phone": "6281234567890",
+           *         "userId": null
+           *       },
+           *       "status": "open",
+           *       "assignedTo": "agent-7",
+           *       "assignedAt": "2026-11-24T09:14:03.120Z",
+           *       "handler": "agent",
+           *       "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *       "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *       "unreadCount": 0,
+           *       "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *       "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *       "resolvedAt": null,
+           *       "createdAt": "2026-11-24T08:58:41.002Z"
+           *     }
+           */
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  reopenConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The conversation after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *       "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *       "contact": {
+           *         "name": "Budi Santoso",
+           *         "phone": "6281234567890",
+           *         "userId": null
+           *       },
+           *       "status": "open",
+           *       "assignedTo": "agent-7",
+           *       "assignedAt": "2026-11-24T09:14:03.120Z",
+           *       "handler": "agent",
+           *       "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *       "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *       "unreadCount": 0,
+           *       "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *       "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *       "resolvedAt": null,
+           *       "createdAt": "2026-11-24T08:58:41.002Z"
+           *     }
+           */
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  handBackConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The conversation after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5f9a4e-7c1d-4a43-9a51-1f2c6e0d9b77",
+           *       "clusterId": "5d0c7a3e-2b1f-4e6a-8c9d-0e1f2a3b4c5d",
+           *       "contact": {
+           *         "name": "Budi Santoso",
+           *         "phone": "6281234567890",
+           *         "userId": null
+           *       },
+           *       "status": "open",
+           *       "assignedTo": "agent-7",
+           *       "assignedAt": "2026-11-24T09:14:03.120Z",
+           *       "handler": "agent",
+           *       "agentActiveAt": "2026-11-24T09:14:03.120Z",
+           *       "botResumesAt": "2026-11-24T09:44:03.120Z",
+           *       "unreadCount": 0,
+           *       "lastActivityAt": "2026-11-24T09:14:03.120Z",
+           *       "lastMessage": "Halo Budi, saya Rina dari admisi.",
+           *       "resolvedAt": null,
+           *       "createdAt": "2026-11-24T08:58:41.002Z"
+           *     }
+           */
+          'application/json': components['schemas']['Conversation'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  replyToConversation: {
+    parameters: {
+      query?: never;
+      header?: {
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description The conversation id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AgentReplyRequest'];
+      };
+    };
+    responses: {
+      /** @description The reply an earlier request with this Idempotency-Key created, as it is now. */
+      200: {
+        headers: {
+          /** @description This answers an earlier request. */
+          'Idempotent-Replayed': 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "7c2e9f10-5a4b-4c3d-8e1f-2a3b4c5d6e7f",
+           *       "direction": "outbound",
+           *       "type": "text",
+           *       "text": "Halo Budi, saya Rina dari admisi.",
+           *       "author": {
+           *         "kind": "agent",
+           *         "userId": "agent-7"
+           *       },
+           *       "intent": null,
+           *       "tier": null,
+           *       "deliveryStatus": "sent",
+           *       "processingStatus": null,
+           *       "createdAt": "2026-11-24T09:14:03.120Z"
+           *     }
+           */
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      /** @description The reply, queued. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "7c2e9f10-5a4b-4c3d-8e1f-2a3b4c5d6e7f",
+           *       "direction": "outbound",
+           *       "type": "text",
+           *       "text": "Halo Budi, saya Rina dari admisi.",
+           *       "author": {
+           *         "kind": "agent",
+           *         "userId": "agent-7"
+           *       },
+           *       "intent": null,
+           *       "tier": null,
+           *       "deliveryStatus": "pending",
+           *       "processingStatus": null,
+           *       "createdAt": "2026-11-24T09:14:03.120Z"
+           *     }
+           */
+          'application/json': components['schemas']['Message'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `messaging.idempotency_key.invalid`: Idempotency-Key must be 1 to 255 printable ASCII characters */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.idempotency_key.reused`: This Idempotency-Key was used for a different request */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listLeadsLegacy: {
     parameters: {
       query?: {
@@ -645,7 +1969,7 @@ export interface operations {
     parameters: {
       query?: {
         status?: string | string[];
-        /** @description One cluster. */
+        /** @description One cluster. A cluster that does not exist or is outside your scope is a 404. */
         cluster?: string;
         /** @description Created at or after (inclusive). */
         createdFrom?: string;
@@ -696,6 +2020,15 @@ export interface operations {
       };
       /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.cluster.not_found`: No cluster with this id in your scope */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -772,7 +2105,7 @@ export interface operations {
     parameters: {
       query?: {
         status?: string | string[];
-        /** @description One cluster. */
+        /** @description One cluster. A cluster that does not exist or is outside your scope is a 404. */
         cluster?: string;
         /** @description Created at or after (inclusive). */
         createdFrom?: string;
@@ -821,6 +2154,15 @@ export interface operations {
       };
       /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.cluster.not_found`: No cluster with this id in your scope */
+      404: {
         headers: {
           [name: string]: unknown;
         };

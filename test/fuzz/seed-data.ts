@@ -75,8 +75,26 @@ export async function seedData(deps: {
   );
   // Background work (verifications, webhooks, the message) must stop changing row counts first.
   await rowsSettled(await rowCounter(deps.pool), 'seeded rows to settle', 4);
+  await seedStaffRows(call, deps.pool);
   const { ids, rowIds } = await everyUuid(deps.pool);
   return { apiKey: own.key, ids, rowIds, protectedIds: [own.id, own.keyId] };
+}
+
+/**
+ * The staff API's records beside the conversation the webhook made: a lead created by hand, and feedback on
+ * the bot's reply, so lead and feedback routes are fuzzed against rows that exist.
+ */
+async function seedStaffRows(
+  call: (method: string, path: string, body?: unknown) => Promise<Record<string, string>>,
+  pool: pg.Pool,
+): Promise<void> {
+  await call('POST', '/api/v1/leads', { name: 'Seed Lead', email: 'seed.lead@example.com' });
+  const { rows } = await pool.query<{ id: string }>(
+    `SELECT id FROM messaging_messages WHERE direction = 'outbound' AND author_user_id IS NULL LIMIT 1`,
+  );
+  const reply = rows[0]?.id;
+  if (!reply) throw new Error('seeding: the seeded message got no bot reply');
+  await call('PUT', `/api/v1/messages/${reply}/feedback`, { rating: 'down', correctIntent: 'wantRegister' });
 }
 
 async function everyUuid(pool: pg.Pool): Promise<Pick<SeededData, 'ids' | 'rowIds'>> {

@@ -78,7 +78,7 @@ export const messagingPlugin = definePlugin({
     const staff = staffAuthentication(ctx, ctx.db);
     registerInboxRoutes(ctx, { staff, sender });
     const exportMaxRows = config.MESSAGING_EXPORT_MAX_ROWS;
-    registerLeadRoutes(ctx, { staff, leads: createLeadService(ctx), exportMaxRows });
+    registerLeadRoutes(ctx, { staff, leads: createLeadService({ ...ctx, exportMaxRows }) });
     registerFeedbackRoutes(ctx, { staff });
     registerOpenApiRoutes(ctx.routes);
 

@@ -219,6 +219,16 @@ describe('GET /api/v1/leads/v2/export.csv', () => {
     expect(rows).toHaveLength(1 + 2_400 + Object.keys(HOSTILE).length);
   });
 
+  it('is 404 for a cluster outside the scope', async () => {
+    const { rows } = await db.pool.query<{ id: string }>(
+      "SELECT cluster_id AS id FROM messaging_cluster_members WHERE user_id = 'agent-b'",
+    );
+    const res = await agentA.get(`/api/v1/leads/v2/export.csv?cluster=${rows[0]?.id}`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-disposition')).toBeNull();
+    expect(((await res.json()) as { code: string }).code).toBe('messaging.cluster.not_found');
+  });
+
   it('refuses bad input with a problem, and parameters that only the list has', async () => {
     for (const query of [
       '?limit=10',

@@ -16,9 +16,28 @@ const limit = z
   .pipe(z.int().min(1).max(100))
   .optional()
   .transform((value) => value ?? DEFAULT_PAGE_SIZE)
-  .meta({ description: 'Page size, 1 to 100 (default 25).', example: '25' });
+  .meta({
+    description: 'Page size, 1 to 100 (default 25).',
+    // Parsed from the query string, but an integer to clients (and to clients generated from the document).
+    override: ({ jsonSchema }) => {
+      delete jsonSchema.pattern;
+      Object.assign(jsonSchema, {
+        type: 'integer',
+        minimum: 1,
+        maximum: 100,
+        default: DEFAULT_PAGE_SIZE,
+        example: 25,
+      });
+    },
+  });
 
 const cursor = z.string().min(1).max(1024);
+
+/** A route that takes no query parameters refuses unknown ones, as every staff route does. */
+export const NoQuery = z.strictObject({});
+
+/** The state changes take no body; an empty JSON object is accepted too. */
+export const NoBody = z.strictObject({}).optional();
 
 export const CONVERSATION_STATUSES = ['open', 'pending', 'resolved'] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];

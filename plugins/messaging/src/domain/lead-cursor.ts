@@ -25,13 +25,20 @@ export function leadOrder(sort: LeadSort): LeadOrder {
   };
 }
 
-/** A real instant in that form: the date and time must read back unchanged (no 30 February). */
+/**
+ * A real instant in that form, one PostgreSQL reads: the date and time must read back unchanged (no 30
+ * February), and the year is 1 or later (PostgreSQL has no year 0; the cursor is sent to it as text).
+ */
 const instantText = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/)
   .refine((text) => {
     const at = new Date(text);
-    return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 19) === text.slice(0, 19);
+    return (
+      !text.startsWith('0000') &&
+      !Number.isNaN(at.getTime()) &&
+      at.toISOString().slice(0, 19) === text.slice(0, 19)
+    );
   });
 
 const PositionSchema = z.tuple([instantText, z.uuid()]);

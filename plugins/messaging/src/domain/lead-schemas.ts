@@ -123,7 +123,10 @@ const statusListField = z
 /** The filters the v2 list and the CSV export share. */
 const filterShape = {
   status: statusListField.optional(),
-  cluster: z.uuid({ error: 'must be a cluster id' }).optional().meta({ description: 'One cluster.' }),
+  cluster: z
+    .uuid({ error: 'must be a cluster id' })
+    .optional()
+    .meta({ description: 'One cluster. A cluster that does not exist or is outside your scope is a 404.' }),
   createdFrom: instantField.optional().meta({ description: 'Created at or after (inclusive).' }),
   createdTo: instantField.optional().meta({ description: 'Created before (exclusive).' }),
   updatedFrom: instantField.optional().meta({ description: 'Last changed at or after (inclusive).' }),
@@ -147,7 +150,10 @@ const filterShape = {
     .meta({ description: 'The order; `-` is newest first. Ties are broken by id.' }),
 };
 
-/** A range ends after it starts. */
+/**
+ * A range ends after it starts. Object refinements run even when a field failed its own check, and then see
+ * that field as it was sent: only two parsed dates are compared.
+ */
 function rangesInOrder(
   query: { createdFrom?: Date; createdTo?: Date; updatedFrom?: Date; updatedTo?: Date },
   ctx: z.RefinementCtx,
@@ -158,7 +164,7 @@ function rangesInOrder(
   ] as const) {
     const start = query[from];
     const end = query[to];
-    if (start && end && end.getTime() <= start.getTime()) {
+    if (start instanceof Date && end instanceof Date && end.getTime() <= start.getTime()) {
       ctx.addIssue({ code: 'custom', path: [to], message: `must be after ${from}` });
     }
   }
@@ -199,6 +205,7 @@ export const LeadSummaryQuerySchema = z
     tz: timeZoneField,
   })
   .superRefine((query, ctx) => {
+    if (!(query.from instanceof Date && query.to instanceof Date)) return;
     const span = query.to.getTime() - query.from.getTime();
     if (span <= 0) ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
     else if (span > SUMMARY_MAX_DAYS * 86_400_000) {
@@ -210,9 +217,6 @@ export const LeadSummaryQuerySchema = z
     }
   });
 export type LeadSummaryQuery = z.output<typeof LeadSummaryQuerySchema>;
-
-/** The detail takes no query parameters (an unknown one is refused like everywhere else). */
-export const NoQuerySchema = z.strictObject({});
 
 export const LegacyLeadListQuerySchema = z.strictObject({ limit: limitField });
 

@@ -52,6 +52,7 @@ const IfMatch = z.string().meta({
 
 const leadNotFound = problem([messagingErrors.create('messaging.lead.not_found')]);
 const cursorInvalid = messagingErrors.create('messaging.cursor.invalid');
+const clusterNotFound = problem([messagingErrors.create('messaging.cluster.not_found')]);
 
 /** The leads routes' operations in the staff API document (openapi/document.ts). */
 export function leadsPaths(): ZodOpenApiPathsObject {
@@ -76,6 +77,7 @@ function listOperation(): ZodOpenApiOperationObject {
     requestParams: { query: LeadListQuerySchema },
     responses: {
       '200': { description: 'One page.', content: { 'application/json': { schema: LeadPageSchema } } },
+      '404': clusterNotFound,
       '400': badRequest('query.status.0', 'Invalid option: expected one of "incomplete"|"captured"|…', [
         cursorInvalid,
       ]),
@@ -130,6 +132,7 @@ function exportOperation(): ZodOpenApiOperationObject {
         },
       },
       '400': badRequest('query.createdFrom', 'must be an ISO 8601 date-time with a time zone offset'),
+      '404': clusterNotFound,
       '422': problem([messagingErrors.create('messaging.export.too_large')]),
       ...staffResponses,
     },
@@ -232,7 +235,7 @@ function legacyCreateOperation(): ZodOpenApiOperationObject {
         content: { 'application/json': { schema: LegacyLeadSchema } },
       },
       '400': deprecated(badRequest('body.email', 'must be a valid email address')),
-      '404': deprecated(problem([messagingErrors.create('messaging.cluster.not_found')])),
+      '404': deprecated(clusterNotFound),
       '413': problem([coreErrors.create('request.too_large')]),
       ...staffResponses,
     },

@@ -8,6 +8,8 @@ import {
   DEFAULT_PAGE_SIZE,
   IDEMPOTENCY_KEY_PATTERN,
   MessagesQuery,
+  NoBody,
+  NoQuery,
   ReplyBody,
 } from '../domain/inbox-schemas.ts';
 import { messagingErrors } from '../errors.ts';
@@ -53,6 +55,7 @@ export function registerInboxRoutes(ctx: PluginContext<MessagingEnv>, deps: Inbo
     method: 'GET',
     path: `${INBOX_PREFIX}/me`,
     authenticate: staff.authenticate,
+    schema: { query: NoQuery },
     handler: async (req, res) => {
       res.json(await inbox.me(staff.scope(req)));
     },
@@ -75,7 +78,7 @@ export function registerInboxRoutes(ctx: PluginContext<MessagingEnv>, deps: Inbo
     path: CONVERSATION,
     authenticate: staff.authenticate,
     sensitive: true,
-    schema: { params: ConversationIdParams },
+    schema: { params: ConversationIdParams, query: NoQuery },
     handler: async (req, res, { params }) => {
       res.json(await inbox.detail(staff.scope(req), params.id, DEFAULT_PAGE_SIZE));
     },
@@ -97,7 +100,7 @@ export function registerInboxRoutes(ctx: PluginContext<MessagingEnv>, deps: Inbo
       method: 'POST',
       path: `${CONVERSATION}/${action}`,
       authenticate: staff.authenticate,
-      schema: { params: ConversationIdParams },
+      schema: { params: ConversationIdParams, query: NoQuery, body: NoBody },
       handler: async (req, res, { params }) => {
         res.json(await inbox[ACTION_METHOD[action]](staff.scope(req), params.id));
       },
@@ -108,7 +111,7 @@ export function registerInboxRoutes(ctx: PluginContext<MessagingEnv>, deps: Inbo
     method: 'POST',
     path: `${CONVERSATION}/assign`,
     authenticate: staff.authenticate,
-    schema: { params: ConversationIdParams, body: AssignBody },
+    schema: { params: ConversationIdParams, query: NoQuery, body: AssignBody },
     handler: async (req, res, { params, body }) => {
       res.json(await inbox.assign(staff.scope(req), params.id, body.userId));
     },
@@ -118,7 +121,7 @@ export function registerInboxRoutes(ctx: PluginContext<MessagingEnv>, deps: Inbo
     method: 'POST',
     path: `${CONVERSATION}/replies`,
     authenticate: staff.authenticate,
-    schema: { params: ConversationIdParams, body: ReplyBody },
+    schema: { params: ConversationIdParams, query: NoQuery, body: ReplyBody },
     handler: async (req, res, { params, body }) => {
       const key = idempotencyKey(req);
       const result = await replies.reply(staff.scope(req), params.id, body.text, key);

@@ -7,9 +7,8 @@ import {
   LeadIdParamsSchema,
   LeadListQuerySchema,
   LeadSummaryQuerySchema,
-  NoQuerySchema,
 } from '../domain/lead-schemas.ts';
-import { type CsvSink, exportLeads } from '../service/lead-export.ts';
+import type { CsvSink } from '../service/lead-export.ts';
 import type { LeadService } from '../service/lead-service.ts';
 import { registerLegacyLeadRoutes } from './legacy-lead-routes.ts';
 import type { StaffAuthentication } from './staff-authentication.ts';
@@ -17,8 +16,6 @@ import type { StaffAuthentication } from './staff-authentication.ts';
 export interface LeadRoutesDeps {
   staff: StaffAuthentication;
   leads: LeadService;
-  /** MESSAGING_EXPORT_MAX_ROWS. */
-  exportMaxRows: number;
 }
 
 /**
@@ -58,8 +55,7 @@ export function registerLeadRoutes(ctx: PluginContext<unknown>, deps: LeadRoutes
     sensitive: true,
     schema: { query: LeadExportQuerySchema },
     handler: async (req, res, { query }) => {
-      const exportDeps = { db: ctx.db, maxRows: deps.exportMaxRows };
-      await exportLeads(exportDeps, staff.scope(req), query, () => {
+      await leads.export(staff.scope(req), query, () => {
         res.status(200);
         res.setHeader('Content-Type', 'text/csv; charset=utf-8; header=present');
         res.setHeader('Content-Disposition', `attachment; filename="${exportFileName(ctx.clock.now())}"`);
@@ -76,7 +72,7 @@ export function registerLeadRoutes(ctx: PluginContext<unknown>, deps: LeadRoutes
     path: '/api/v1/leads/v2/:id',
     authenticate,
     sensitive: true,
-    schema: { params: LeadIdParamsSchema, query: NoQuerySchema },
+    schema: { params: LeadIdParamsSchema },
     handler: async (req, res, { params }) => {
       const { view, etag } = await leads.detail(staff.scope(req), params.id);
       res.setHeader('ETag', etag);

@@ -3,6 +3,7 @@ import { leadCursor, leadCursorPosition, leadOrder } from '../domain/lead-cursor
 import { leadEtag, type LeadPrecondition } from '../domain/lead-etag.ts';
 import type {
   LeadChanges,
+  LeadFilterQuery,
   LeadListQuery,
   LeadSummaryQuery,
   LegacyLeadCreate,
@@ -21,6 +22,8 @@ import { messagingErrors } from '../errors.ts';
 import { leadQueryStore } from '../store/lead-query-store.ts';
 import { leadSummaryStore } from '../store/lead-summary-store.ts';
 import { leadWriteStore } from '../store/lead-write-store.ts';
+import { routingStore } from '../store/routing-store.ts';
+import { type CsvSink, exportLeads } from './lead-export.ts';
 
 /** How many status changes a lead's detail shows (the latest). */
 const HISTORY_SHOWN = 100;
@@ -28,6 +31,8 @@ const HISTORY_SHOWN = 100;
 export interface LeadServiceDeps {
   db: Database;
   clock: Clock;
+  /** MESSAGING_EXPORT_MAX_ROWS. */
+  exportMaxRows: number;
 }
 
 /** A lead with the ETag of the version shown. */
@@ -45,6 +50,13 @@ export function createLeadService(deps: LeadServiceDeps) {
   const { db, clock } = deps;
   let timeZones: Promise<Set<string>> | undefined;
 
+  /** A cluster a filter names must be one the caller sees, as in the inbox: else 404, like a record. */
+  async function assertClusterVisible(scope: StaffScope, clusterId: string | undefined): Promise<void> {
+    if (clusterId === undefined) return;
+    const visible = scope.admin ? await routingStore.clusterExists(db, clusterId) : inScope(scope, clusterId);
+    if (!visible) throw messagingErrors.create('messaging.cluster.not_found');
+  }
+
   return {
     /** One page of the v2 list. */
     async list(
@@ -52,6 +64,7 @@ export function createLeadService(deps: LeadServiceDeps) {
       query: LeadListQuery,
     ): Promise<{ items: LeadView[]; nextCursor: string | null }> {
       const { sort, limit, cursor, ...filter } = query;
+      await assertClusterVisible(scope, filter.cluster);
       const after = cursor === undefined ? null : leadCursorPosition(sort, cursor);
       if (cursor !== undefined && after === null) throw messagingErrors.create('messaging.cursor.invalid');
       const rows = await leadQueryStore.page(db, {
@@ -97,6 +110,12 @@ export function createLeadService(deps: LeadServiceDeps) {
       }
       const counts = await leadSummaryStore.counts(db, { ...query, clusters: clusterLimit(scope) });
       return leadSummaryView(query, counts);
+    },
+
+    /** The CSV export of a v2 filter (service/lead-export.ts). */
+    async export(scope: StaffScope, query: LeadFilterQuery, open: () => CsvSink): Promise<void> {
+      await assertClusterVisible(scope, query.cluster);
+      await exportLeads({ db, maxRows: deps.exportMaxRows }, scope, query, open);
     },
 
     /** A lead with its conversation and status history. */
