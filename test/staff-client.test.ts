@@ -1,7 +1,8 @@
 /**
  * The generated staff API client (plugins/messaging/README.md, "API document"): the checked-in types are what
  * `npm run openapi:types` generates now, and docs/examples/staff-client.ts (openapi-fetch over those types,
- * signing both gate layers) works end to end against a gateway in enforce mode.
+ * signing both gate layers) lists the inbox and leads v2 and gives feedback, end to end against a gateway in
+ * enforce mode.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,6 +77,22 @@ describe('docs/examples/staff-client.ts', () => {
 
     const gold = await staff.GET('/api/v1/messages/feedback/gold-set', { parseAs: 'text' });
     expect(gold.data).toBe('{"text": "berapa biaya kuliah S1?", "intent": "askFees", "lang": "id"}\n');
+  });
+
+  it('lists the inbox with filters', async () => {
+    const staff = await client('client-agent');
+    const inbox = await staff.GET('/api/v1/agent/conversations', {
+      params: { query: { status: 'open', assigned: 'any', cluster: clusterId, limit: 10 } },
+    });
+    expect(inbox.error).toBeUndefined();
+    expect(inbox.response.status).toBe(200);
+    expect(inbox.data?.items.map((conversation) => conversation.id)).toContain(conversationId);
+    expect(inbox.data?.items.every((conversation) => conversation.clusterId === clusterId)).toBe(true);
+
+    const other = await messagingRows.cluster(db.pool, []);
+    const outside = await staff.GET('/api/v1/agent/conversations', { params: { query: { cluster: other } } });
+    expect(outside.response.status).toBe(404);
+    expect(outside.error?.code).toBe('messaging.cluster.not_found');
   });
 
   it('lists leads v2 with filters and walks its pages by cursor', async () => {
