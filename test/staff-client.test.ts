@@ -1,7 +1,8 @@
 /**
  * The generated staff API client (plugins/messaging/README.md, "API document"): the checked-in types are what
  * `npm run openapi:types` generates now, and docs/examples/staff-client.ts (openapi-fetch over those types,
- * signing both gate layers) works end to end against a gateway in enforce mode.
+ * signing both gate layers) lists the inbox and leads v2 and gives feedback, end to end against a gateway in
+ * enforce mode.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { INTERNAL_SECRET } from './support/gate.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { startProviderStub, type ProviderStub } from './support/messaging.ts';
+import { seedLead } from './support/leads.ts';
 import { dashboardToken, messagingRows } from './support/realtime.ts';
 import { staffApiEnv } from './support/staff-api.ts';
 
@@ -75,6 +77,43 @@ describe('docs/examples/staff-client.ts', () => {
 
     const gold = await staff.GET('/api/v1/messages/feedback/gold-set', { parseAs: 'text' });
     expect(gold.data).toBe('{"text": "berapa biaya kuliah S1?", "intent": "askFees", "lang": "id"}\n');
+  });
+
+  it('lists the inbox with filters', async () => {
+    const staff = await client('client-agent');
+    const inbox = await staff.GET('/api/v1/agent/conversations', {
+      params: { query: { status: 'open', assigned: 'any', cluster: clusterId, limit: 10 } },
+    });
+    expect(inbox.error).toBeUndefined();
+    expect(inbox.response.status).toBe(200);
+    expect(inbox.data?.items.map((conversation) => conversation.id)).toContain(conversationId);
+    expect(inbox.data?.items.every((conversation) => conversation.clusterId === clusterId)).toBe(true);
+
+    const other = await messagingRows.cluster(db.pool, []);
+    const outside = await staff.GET('/api/v1/agent/conversations', { params: { query: { cluster: other } } });
+    expect(outside.response.status).toBe(404);
+    expect(outside.error?.code).toBe('messaging.cluster.not_found');
+  });
+
+  it('lists leads v2 with filters and walks its pages by cursor', async () => {
+    const otherCluster = await messagingRows.cluster(db.pool, []);
+    for (const name of ['Budi Santoso', 'Budi Hartono', 'Siti Aminah']) {
+      await seedLead(db.pool, { clusterId, name, email: `${name.split(' ')[0]}@example.com` });
+    }
+    await seedLead(db.pool, { clusterId: otherCluster, name: 'Budi Lain', email: 'lain@example.com' });
+    const staff = await client('client-agent');
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await staff.GET('/api/v1/leads/v2', {
+        // A space and a status list: the signature covers the query exactly as openapi-fetch encodes it.
+        params: { query: { q: 'budi ', status: ['captured', 'qualified'], limit: '1', cursor } },
+      });
+      expect(page.error).toBeUndefined();
+      seen.push(...(page.data?.items.map((lead) => lead.name ?? '') ?? []));
+      cursor = page.data?.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    expect(seen.sort()).toEqual(['Budi Hartono', 'Budi Santoso']);
   });
 
   it('types the problem+json answers', async () => {
