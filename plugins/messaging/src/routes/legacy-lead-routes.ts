@@ -19,7 +19,7 @@ export function registerLegacyLeadRoutes(
   const { staff, leads } = deps;
   const authenticate = async (req: Request, res: Response) => {
     for (const [name, value] of Object.entries(LEGACY_LEADS_HEADERS)) res.setHeader(name, value);
-    await staff.authenticate(req);
+    await staff.authenticate(req, res);
   };
 
   ctx.routes.add({

@@ -1,5 +1,6 @@
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import {
+  type AuditWriter,
   type Database,
   type PluginContext,
   SESSION_HEADER,
@@ -11,7 +12,7 @@ import { staffScopeStore } from '../store/staff-scope-store.ts';
 
 /** The staff routes' `authenticate` step, and the scope it found for each request it accepted. */
 export interface StaffAuthentication {
-  readonly authenticate: (req: Request) => Promise<void>;
+  readonly authenticate: (req: Request, res: Response) => Promise<void>;
   /** The caller's scope: only for a request `authenticate` accepted. */
   readonly scope: (req: Request) => StaffScope;
 }
@@ -25,18 +26,51 @@ export interface StaffAuthentication {
  * session learns nothing about the request's shape.
  */
 export function staffAuthentication(
-  ctx: Pick<PluginContext<unknown>, 'sessions'>,
+  ctx: Pick<PluginContext<unknown>, 'sessions' | 'audit'>,
   db: Database,
 ): StaffAuthentication {
   const scopes = new WeakMap<Request, StaffScope>();
   return {
-    authenticate: async (req) => {
+    authenticate: async (req, res) => {
       const identity = await verifiedIdentity(ctx, req);
       if (!identity) throw messagingErrors.create('messaging.staff.unauthenticated');
       scopes.set(req, staffScope(identity, await staffScopeStore.clustersOf(db, identity.sub)));
+      if (WRITE_METHODS.has(req.method)) auditWhenDone(ctx.audit, req, res, identity.sub);
     },
     scope: (req) => scopes.get(req) as StaffScope,
   };
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Every change a staff member makes through the staff API leaves a `messaging.staff.write` audit row naming
+ * them, whatever API_AUTH_MODE is (the gate's own `api.access.sensitive` rows are not written while it is
+ * `disabled`, and carry no actor when the gate did not verify the session). The row says who, which route
+ * and which records (the path's ids) — never the body, which holds contacts' personal data and message texts.
+ * Written once the answer is sent, and only for a change that happened (a 2xx or 3xx).
+ */
+function auditWhenDone(
+  audit: Pick<AuditWriter, 'writeLater'>,
+  req: Request,
+  res: Response,
+  actor: string,
+): void {
+  res.once('finish', () => {
+    if (res.statusCode >= 400) return;
+    audit.writeLater({
+      kind: 'messaging.staff.write',
+      actor,
+      requestId: req.gatehouse.id,
+      ip: req.ip ?? null,
+      payload: {
+        method: req.method,
+        route: req.gatehouse.route?.pattern ?? null,
+        ids: req.params,
+        status: res.statusCode,
+      },
+    });
+  });
 }
 
 async function verifiedIdentity(
