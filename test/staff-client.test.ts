@@ -107,7 +107,7 @@ describe('docs/examples/staff-client.ts', () => {
     do {
       const page = await staff.GET('/api/v1/leads/v2', {
         // A space and a status list: the signature covers the query exactly as openapi-fetch encodes it.
-        params: { query: { q: 'budi ', status: ['captured', 'qualified'], limit: '1', cursor } },
+        params: { query: { q: 'budi ', status: ['captured', 'qualified'], limit: 1, cursor } },
       });
       expect(page.error).toBeUndefined();
       seen.push(...(page.data?.items.map((lead) => lead.name ?? '') ?? []));

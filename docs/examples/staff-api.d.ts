@@ -940,7 +940,7 @@ export interface operations {
         unread?: 'true' | 'false';
         /** @description Text search, case-insensitive, over the contact name, the phone and the last message (a substring). */
         q?: string;
-        /** @description Page size, 1 to 100 (default 25). */
+        /** @description Items per page, 1 to 100 (default 25). */
         limit?: number;
         /** @description The `nextCursor` of the previous page. */
         cursor?: string;
@@ -1134,7 +1134,7 @@ export interface operations {
         before?: string;
         /** @description A `newerCursor`: the messages after it. */
         after?: string;
-        /** @description Page size, 1 to 100 (default 25). */
+        /** @description Items per page, 1 to 100 (default 25). */
         limit?: number;
       };
       header?: never;
@@ -1838,7 +1838,7 @@ export interface operations {
     parameters: {
       query?: {
         /** @description Items per page, 1 to 100 (default 25). */
-        limit?: string;
+        limit?: number;
       };
       header?: never;
       path?: never;
@@ -1990,7 +1990,7 @@ export interface operations {
         /** @description The order; `-` is newest first. Ties are broken by id. */
         sort?: '-createdAt' | 'createdAt' | '-updatedAt' | 'updatedAt';
         /** @description Items per page, 1 to 100 (default 25). */
-        limit?: string;
+        limit?: number;
         /** @description The previous page's `nextCursor`, for the same `sort`. */
         cursor?: string;
       };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageLimit } from './page-limit.ts';
 
 /**
  * The feedback routes' shapes (README, "Staff API", "Feedback"). The same schemas validate requests (the route
@@ -11,10 +12,8 @@ export type FeedbackRating = (typeof FEEDBACK_RATINGS)[number];
 
 /** The longest correction of an answer, in UTF-16 code units (never more characters than the column takes). */
 export const MAX_CORRECT_ANSWER = 4096;
-export const MAX_PAGE = 100;
 /** The gold-set export's media type: one JSON object per line, as the gold-set file holds them. */
 export const GOLD_SET_MEDIA_TYPE = 'application/x-ndjson';
-export const DEFAULT_PAGE = 25;
 
 const RatingSchema = z.enum(FEEDBACK_RATINGS).meta({
   id: 'FeedbackRating',
@@ -64,22 +63,6 @@ export function feedbackInputSchema(intents: readonly string[]) {
 }
 export type FeedbackInput = z.output<ReturnType<typeof feedbackInputSchema>>;
 
-/** `limit` arrives as text: digits only, then 1 to 100. */
-const LimitSchema = z
-  .string()
-  .regex(/^[0-9]{1,3}$/, { error: `must be a whole number from 1 to ${MAX_PAGE}` })
-  .transform(Number)
-  .pipe(z.int().min(1).max(MAX_PAGE))
-  .optional()
-  .meta({
-    description: `Items per page, 1 to ${MAX_PAGE} (default ${DEFAULT_PAGE}).`,
-    // The document shows what the digits mean, so generated clients take a number.
-    override: ({ jsonSchema }) => {
-      delete jsonSchema.pattern;
-      Object.assign(jsonSchema, { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: DEFAULT_PAGE });
-    },
-  });
-
 const CursorSchema = z
   .string()
   .min(1)
@@ -88,7 +71,7 @@ const CursorSchema = z
   .meta({ description: "The previous page's `nextCursor`, unchanged." });
 
 export const FeedbackListQuerySchema = z.strictObject({
-  limit: LimitSchema,
+  limit: pageLimit,
   cursor: CursorSchema,
   rating: z.enum(FEEDBACK_RATINGS).optional().meta({ description: 'Only feedback with this rating.' }),
   hasCorrection: z

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageLimit } from './page-limit.ts';
 
 /**
  * The agent inbox's shapes (README, "Staff API", "Agent inbox"). The same schemas validate requests (the
@@ -7,29 +8,7 @@ import { z } from 'zod';
  */
 
 /** Page sizes of every inbox list: 1 to 100, 25 when absent. */
-export const DEFAULT_PAGE_SIZE = 25;
-
-const limit = z
-  .string()
-  .regex(/^[0-9]{1,3}$/, { error: 'must be an integer from 1 to 100' })
-  .transform(Number)
-  .pipe(z.int().min(1).max(100))
-  .optional()
-  .transform((value) => value ?? DEFAULT_PAGE_SIZE)
-  .meta({
-    description: 'Page size, 1 to 100 (default 25).',
-    // Parsed from the query string, but an integer to clients (and to clients generated from the document).
-    override: ({ jsonSchema }) => {
-      delete jsonSchema.pattern;
-      Object.assign(jsonSchema, {
-        type: 'integer',
-        minimum: 1,
-        maximum: 100,
-        default: DEFAULT_PAGE_SIZE,
-        example: 25,
-      });
-    },
-  });
+export { DEFAULT_PAGE_SIZE } from './page-limit.ts';
 
 const cursor = z.string().min(1).max(1024);
 
@@ -74,7 +53,7 @@ export const ConversationListQuery = z
         'Text search, case-insensitive, over the contact name, the phone and the last message (a substring).',
       example: 'budi',
     }),
-    limit,
+    limit: pageLimit,
     cursor: cursor.optional().meta({ description: 'The `nextCursor` of the previous page.' }),
   })
   .meta({ id: 'ConversationListQuery' });
@@ -84,7 +63,7 @@ export const MessagesQuery = z
   .strictObject({
     before: cursor.optional().meta({ description: 'An `olderCursor`: the messages before it.' }),
     after: cursor.optional().meta({ description: 'A `newerCursor`: the messages after it.' }),
-    limit,
+    limit: pageLimit,
   })
   .refine((query) => query.before === undefined || query.after === undefined, {
     error: 'give `before` or `after`, not both',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageLimit } from './page-limit.ts';
 import { normaliseEmail } from '../conversation/extract/email.ts';
 import { asName } from '../conversation/extract/name.ts';
 import { normalisePhone } from '../conversation/extract/phone.ts';
@@ -90,15 +91,7 @@ export const leadNotesField = z
 /** The `:id` of a lead path. */
 export const LeadIdParamsSchema = z.object({ id: z.uuid({ error: 'must be a lead id' }) });
 
-/** Query strings hold text: a number, a flag and a timestamp are read from it here. */
-const limitField = z
-  .string()
-  .regex(/^\d{1,3}$/, { error: 'must be an integer from 1 to 100' })
-  .transform(Number)
-  .pipe(z.int().min(1).max(100))
-  .default(25)
-  .meta({ description: 'Items per page, 1 to 100 (default 25).', example: '25' });
-
+/** Query strings hold text: a flag and a timestamp are read from it here (a page size: page-limit.ts). */
 const flagField = z.enum(['true', 'false']).transform((value) => value === 'true');
 
 const instantField = z.iso
@@ -173,7 +166,7 @@ function rangesInOrder(
 export const LeadListQuerySchema = z
   .strictObject({
     ...filterShape,
-    limit: limitField,
+    limit: pageLimit,
     cursor: z
       .string()
       .min(1)
@@ -218,7 +211,7 @@ export const LeadSummaryQuerySchema = z
   });
 export type LeadSummaryQuery = z.output<typeof LeadSummaryQuerySchema>;
 
-export const LegacyLeadListQuerySchema = z.strictObject({ limit: limitField });
+export const LegacyLeadListQuerySchema = z.strictObject({ limit: pageLimit });
 
 export const LegacyLeadCreateSchema = z
   .strictObject({

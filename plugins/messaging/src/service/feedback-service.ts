@@ -1,7 +1,6 @@
 import type { Clock, Database } from '../../../../gateway/src/plugin-api.ts';
 import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
 import {
-  DEFAULT_PAGE,
   type FeedbackInput,
   type FeedbackListItem,
   type FeedbackListQuery,
@@ -70,7 +69,7 @@ export async function listFeedback(
   query: FeedbackListQuery,
 ): Promise<{ items: FeedbackListItem[]; nextCursor: string | null }> {
   const after = query.cursor === undefined ? undefined : decodePosition(query.cursor);
-  const limit = query.limit ?? DEFAULT_PAGE;
+  const limit = query.limit;
   // One row more than the page says whether there is a next page without a second query.
   const rows = await feedbackStore.page(
     deps.db,
