@@ -530,7 +530,7 @@ export interface components {
       title: string;
       status: number;
       detail: string;
-      /** @description Stable, dotted error code, e.g. `messaging.lead.not_found`. */
+      /** @description Stable, dotted error code, e.g. `validation.failed`. */
       code: string;
       requestId: string;
       /** @description Present on `validation.failed`: every problem with the request. */

@@ -27,6 +27,7 @@ export { defineErrors } from './errors/catalogue.ts';
 export { coreErrors } from './errors/core-errors.ts';
 export { GatewayError, isGatewayError } from './errors/gateway-error.ts';
 export { toProblem } from './errors/problem.ts';
+export { PROBLEM_MEDIA_TYPE, ProblemSchema, problemResponse } from './openapi/problem-response.ts';
 export { BootError } from './boot-error.ts';
 
 // What `ctx` hands over, by type.

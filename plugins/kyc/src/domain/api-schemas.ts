@@ -113,30 +113,4 @@ export const UsageSchema = z
   })
   .meta({ id: 'Usage' });
 
-export const ProblemSchema = z
-  .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.int(),
-    detail: z.string(),
-    code: z.string().meta({ description: 'Stable, dotted error code, e.g. `kyc.quota_exhausted`.' }),
-    requestId: z.string(),
-    errors: z
-      .array(z.object({ path: z.string(), message: z.string() }))
-      .optional()
-      .meta({ description: 'Present on `validation.failed`: every problem with the request.' }),
-  })
-  .meta({
-    id: 'Problem',
-    description: 'RFC 9457 problem details (`application/problem+json`).',
-    example: {
-      type: 'urn:gatehouse:problem:kyc.api_key.invalid',
-      title: 'The API key is missing, unknown, revoked or expired',
-      status: 401,
-      detail: 'The API key is missing, unknown, revoked or expired',
-      code: 'kyc.api_key.invalid',
-      requestId: '3f6c2d1e-8d0a-4e7b-9a3c-5b2e1f0d4c6a',
-    },
-  });
-
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;

@@ -1,11 +1,10 @@
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from 'zod-openapi';
-import { coreErrors, type GatewayError, toProblem } from '../../../../gateway/src/plugin-api.ts';
+import { createDocument, type ZodOpenApiOperationObject } from 'zod-openapi';
+import { coreErrors, type GatewayError, problemResponse } from '../../../../gateway/src/plugin-api.ts';
 import {
   IDEMPOTENCY_KEY_PATTERN,
   InitiateRequestSchema,
-  ProblemSchema,
   UsageSchema,
   VerificationIdParamsSchema,
   VerificationSchema,
@@ -16,9 +15,6 @@ export type OpenApiDocument = ReturnType<typeof createDocument>;
 
 /** Name of the security scheme; the explorer's Authorize dialog shows it. */
 export const API_KEY_SCHEME = 'ApiKey';
-
-const EXAMPLE_REQUEST_ID = '3f6c2d1e-8d0a-4e7b-9a3c-5b2e1f0d4c6a';
-const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
 // Response headers, registered once as components (`header.id`) and referenced by every response.
 const RateLimitLimit = z.int().meta({
@@ -71,27 +67,7 @@ const IdempotencyKeyHeader = z
     example: 'order-1842-kyc',
   });
 
-/**
- * A problem+json response whose examples are built by the gateway's own error mapper from the error
- * catalogues, so the document cannot drift from what the API answers.
- */
-function problem(
-  errors: readonly GatewayError[],
-  headers?: ZodOpenApiResponseObject['headers'],
-): ZodOpenApiResponseObject {
-  return {
-    description: errors.map((e) => `\`${e.code}\`: ${e.title}`).join('; '),
-    ...(headers === undefined ? {} : { headers }),
-    content: {
-      [PROBLEM_MEDIA_TYPE]: {
-        schema: ProblemSchema,
-        examples: Object.fromEntries(
-          errors.map((e) => [e.code, { summary: e.title, value: toProblem(e, EXAMPLE_REQUEST_ID) }]),
-        ),
-      },
-    },
-  };
-}
+const problem = problemResponse;
 
 function validationFailed(path: string, message: string): GatewayError {
   return coreErrors.create('validation.failed', {

@@ -1,49 +1,13 @@
-import { z } from 'zod';
 import type { ZodOpenApiResponseObject } from 'zod-openapi';
-import { coreErrors, type GatewayError, toProblem } from '../../../../gateway/src/plugin-api.ts';
+import { coreErrors, type GatewayError, problemResponse } from '../../../../gateway/src/plugin-api.ts';
 import { messagingErrors } from '../errors.ts';
 
 /**
- * The pieces every operation of the staff API document shares (openapi/document.ts): the problem+json
- * schema, problem responses whose examples the gateway's own error mapper builds from the catalogues (so the
- * document cannot drift from what the API answers), and the responses every gated staff route may give.
+ * The pieces every operation of the staff API document shares (openapi/document.ts): problem responses (the
+ * core's `problemResponse`, shared with the KYC document, whose examples the gateway's own error mapper
+ * builds from the catalogues) and the responses every gated staff route may give.
  */
-export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
-const EXAMPLE_REQUEST_ID = '3f6c2d1e-8d0a-4e7b-9a3c-5b2e1f0d4c6a';
-
-export const ProblemSchema = z
-  .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.int(),
-    detail: z.string(),
-    code: z.string().meta({ description: 'Stable, dotted error code, e.g. `messaging.lead.not_found`.' }),
-    requestId: z.string(),
-    errors: z
-      .array(z.object({ path: z.string(), message: z.string() }))
-      .optional()
-      .meta({ description: 'Present on `validation.failed`: every problem with the request.' }),
-  })
-  .meta({ id: 'Problem', description: 'RFC 9457 problem details (`application/problem+json`).' });
-
-/** A problem+json response listing `errors` as its examples. */
-export function problem(
-  errors: readonly GatewayError[],
-  headers?: ZodOpenApiResponseObject['headers'],
-): ZodOpenApiResponseObject {
-  return {
-    description: errors.map((e) => `\`${e.code}\`: ${e.title}`).join('; '),
-    ...(headers === undefined ? {} : { headers }),
-    content: {
-      [PROBLEM_MEDIA_TYPE]: {
-        schema: ProblemSchema,
-        examples: Object.fromEntries(
-          errors.map((e) => [e.code, { summary: e.title, value: toProblem(e, EXAMPLE_REQUEST_ID) }]),
-        ),
-      },
-    },
-  };
-}
+export const problem = problemResponse;
 
 /** `validation.failed` naming one field, as the route table's schema step answers it. */
 export function validationFailed(path: string, message: string): GatewayError {

@@ -12,6 +12,7 @@ import {
 import { deleteFeedback, listFeedback, putFeedback, readFeedback } from '../service/feedback-service.ts';
 import { goldSetChunks } from '../service/gold-set-export.ts';
 import type { StaffAuthentication } from './staff-authentication.ts';
+import { drainedOrClosed } from './drained.ts';
 
 /**
  * Staff feedback on the bot's replies (README, "Staff API", "Feedback"): give, read and withdraw your
@@ -98,20 +99,8 @@ async function streamLines(res: Response, chunks: AsyncGenerator<string>): Promi
       await chunks.return(undefined);
       return;
     }
-    if (!res.write(next.value)) await drained(res);
+    if (!res.write(next.value)) await drainedOrClosed(res);
     next = await chunks.next();
   }
   res.end();
-}
-
-function drained(res: Response): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }

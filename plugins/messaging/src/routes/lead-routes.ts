@@ -12,6 +12,7 @@ import type { CsvSink } from '../service/lead-export.ts';
 import type { LeadService } from '../service/lead-service.ts';
 import { registerLegacyLeadRoutes } from './legacy-lead-routes.ts';
 import type { StaffAuthentication } from './staff-authentication.ts';
+import { drainedOrClosed } from './drained.ts';
 
 export interface LeadRoutesDeps {
   staff: StaffAuthentication;
@@ -116,16 +117,4 @@ function responseSink(res: Response): CsvSink {
       return !gone;
     },
   };
-}
-
-function drainedOrClosed(res: Response): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
