@@ -164,9 +164,10 @@ describe('handoff through the webhook', () => {
         held.id,
       ]),
     ).toBe(0);
+    // The agent's reply marked the conversation read: only the held message is unread.
     expect(await conversation(id)).toMatchObject({
       handler: 'agent',
-      unreadCount: 2,
+      unreadCount: 1,
       lastMessage: 'saya mau daftar',
     });
     const messages = (await (await rina.get(`/api/v1/agent/conversations/${id}/messages`)).json()) as {
