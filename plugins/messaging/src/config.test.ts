@@ -27,3 +27,22 @@ describe('messaging settings', () => {
     ).toBe(true);
   });
 });
+
+describe('MESSAGING_SUMMARY_TIME_ZONE', () => {
+  it('is UTC by default and takes IANA zone names', () => {
+    expect(messagingConfigSchema.parse({}).MESSAGING_SUMMARY_TIME_ZONE).toBe('UTC');
+    for (const zone of ['UTC', 'Asia/Jakarta', 'America/New_York']) {
+      expect(
+        messagingConfigSchema.parse({ MESSAGING_SUMMARY_TIME_ZONE: zone }).MESSAGING_SUMMARY_TIME_ZONE,
+      ).toBe(zone);
+    }
+  });
+
+  it('refuses what is not a zone name', () => {
+    for (const zone of ['', 'Mars/Olympus', 'utc+7', "Asia/Jakarta'; DROP TABLE x"]) {
+      const result = messagingConfigSchema.safeParse({ MESSAGING_SUMMARY_TIME_ZONE: zone });
+      expect(result.success, zone).toBe(false);
+      expect(result.error?.issues[0]?.path).toEqual(['MESSAGING_SUMMARY_TIME_ZONE']);
+    }
+  });
+});

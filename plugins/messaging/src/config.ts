@@ -3,6 +3,11 @@ import { integer, secret } from '../../../gateway/src/plugin-api.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
+/** An IANA time zone name the runtime knows (PostgreSQL's own list is checked again at boot). */
+function isTimeZone(name: string): boolean {
+  return name === 'UTC' || Intl.supportedValuesOf('timeZone').includes(name);
+}
+
 /** The messaging plugin's settings (docs/configuration.md, "messaging"). */
 export const messagingConfigSchema = z
   .object({
@@ -36,6 +41,16 @@ export const messagingConfigSchema = z
     MESSAGING_HANDOFF_IDLE_MS: integer(1_800_000, 1_000, 7 * 24 * 3_600_000),
     /** The most rows one CSV export of leads may hold. */
     MESSAGING_EXPORT_MAX_ROWS: integer(100_000, 1, 1_000_000),
+    /**
+     * The zone the leads summary's daily counts are kept in: summaries asked in it are summed from the
+     * counts, other zones scan the leads (README, "Leads").
+     */
+    MESSAGING_SUMMARY_TIME_ZONE: z
+      .string()
+      .refine(isTimeZone, { error: 'must be an IANA time zone name (e.g. UTC, Asia/Jakarta)' })
+      .default('UTC'),
+    /** How often the summary's pending count changes are folded into its counts. */
+    MESSAGING_SUMMARY_COMPACT_MS: integer(10_000, 100, 3_600_000),
   })
   .superRefine((env, ctx) => {
     // A lease that can end during a send would let a second worker send the same reply while it is in flight.

@@ -12,6 +12,7 @@ import { registerOpenApiRoutes } from './routes/openapi-routes.ts';
 import { registerProviderWebhookRoutes } from './routes/provider-webhook.ts';
 import { staffAuthentication } from './routes/staff-authentication.ts';
 import { createIngest } from './service/ingest.ts';
+import { startLeadCountCompaction, useSummaryZone } from './service/lead-count-rollup.ts';
 import { createLeadService } from './service/lead-service.ts';
 import { createMessagingMetrics } from './service/messaging-metrics.ts';
 import { createProcessingPorts } from './service/processing-ports.ts';
@@ -29,7 +30,7 @@ export const messagingPlugin = definePlugin({
   migrations: migrationsDir('messaging'),
   errors: messagingErrors,
   commands: messagingCommands,
-  register(ctx) {
+  async register(ctx) {
     const { config } = ctx;
     const metrics = createMessagingMetrics(ctx.metrics, ctx.db);
     const model = createChatModel({
@@ -77,8 +78,15 @@ export const messagingPlugin = definePlugin({
     // document describing them.
     const staff = staffAuthentication(ctx, ctx.db);
     registerInboxRoutes(ctx, { staff, sender });
-    const exportMaxRows = config.MESSAGING_EXPORT_MAX_ROWS;
-    registerLeadRoutes(ctx, { staff, leads: createLeadService({ ...ctx, exportMaxRows }) });
+    // The summary's counts are in the configured zone before a route serves, then kept folded.
+    await useSummaryZone(ctx, config.MESSAGING_SUMMARY_TIME_ZONE);
+    const compaction = startLeadCountCompaction({ ...ctx, intervalMs: config.MESSAGING_SUMMARY_COMPACT_MS });
+    const leads = createLeadService({
+      ...ctx,
+      exportMaxRows: config.MESSAGING_EXPORT_MAX_ROWS,
+      summaryZone: config.MESSAGING_SUMMARY_TIME_ZONE,
+    });
+    registerLeadRoutes(ctx, { staff, leads });
     registerFeedbackRoutes(ctx, { staff });
     registerOpenApiRoutes(ctx.routes);
 
@@ -86,6 +94,7 @@ export const messagingPlugin = definePlugin({
     // batches handed over and stops.
     ctx.hooks.onClose(() => sender.stop());
     ctx.hooks.onClose(() => queue.stop());
+    ctx.hooks.onClose(() => compaction.stop());
     ctx.hooks.health(() => queueHealth(ctx.db));
   },
 });
