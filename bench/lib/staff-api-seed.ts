@@ -33,6 +33,13 @@ const STATUS_HISTORY = `
     FROM messaging_leads WHERE status_override IS NOT NULL
   ORDER BY 6`;
 
+/** The leads summary's daily counts the lead triggers keep, in the zone the counts are kept in. */
+const LEAD_COUNTS = `
+  INSERT INTO messaging_lead_counts (day, cluster_id, effective_status, n)
+  SELECT (created_at AT TIME ZONE (SELECT time_zone FROM messaging_lead_summary_zone))::date, cluster_id,
+         effective_status, count(*)
+    FROM messaging_leads GROUP BY 1, 2, 3`;
+
 /** What the benchmark needs to know about the seeded data to build its requests. */
 export interface SeedFacts {
   endsAt: string;
@@ -73,7 +80,11 @@ const TABLES = [
   'messaging_messages',
   'messaging_leads',
   'messaging_lead_status_history',
+  'messaging_lead_counts',
 ];
+
+/** What the lead triggers keep for the summary (emptied with the leads, since the triggers do not run). */
+const LEAD_COUNT_TABLES = ['messaging_lead_counts', 'messaging_lead_count_deltas'];
 
 const SEED_TABLE =
   'CREATE TABLE IF NOT EXISTS bench_staff_api_seed (fingerprint text PRIMARY KEY, report jsonb NOT NULL)';
@@ -166,10 +177,13 @@ export async function seedStaffApi(
       refill(url, ['messaging_messages'], (db) =>
         copy(db, 'messaging_messages', MESSAGE_COLUMNS, messageLines(plan, contacts)),
       ),
-      refill(url, ['messaging_leads'], async (db) => {
+      refill(url, ['messaging_leads', ...LEAD_COUNT_TABLES], async (db) => {
         await copy(db, 'messaging_leads', LEAD_COLUMNS, leadLines(plan, leads, contacts));
         await timed(seconds, 'messaging_lead_status_history', async () => {
           rows.messaging_lead_status_history = (await db.query(STATUS_HISTORY)).rowCount ?? 0;
+        });
+        await timed(seconds, 'messaging_lead_counts', async () => {
+          rows.messaging_lead_counts = (await db.query(LEAD_COUNTS)).rowCount ?? 0;
         });
       }),
     ]),
