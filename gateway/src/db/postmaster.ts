@@ -52,15 +52,30 @@ export async function startPostmaster(options: {
 
 const READY = 'database system is ready to accept connections';
 
+/**
+ * A watcher for a marker in a stream of text chunks: true from the chunk that completes it on. The marker may
+ * be split across chunks, and a chunk may carry more text after it (other processes of the server write to the
+ * same stderr, e.g. refused connections logging as it comes up): it is looked for before the tail is cut.
+ */
+export function markerWatcher(marker: string): (chunk: string) => boolean {
+  let tail = '';
+  let seen = false;
+  return (chunk) => {
+    if (seen) return true;
+    const window = tail + chunk;
+    seen = window.includes(marker);
+    tail = window.slice(-(marker.length - 1));
+    return seen;
+  };
+}
+
 function ready(child: ChildProcess, onLog: (text: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    let seen = '';
+    const sawReady = markerWatcher(READY);
     child.stderr?.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8');
       onLog(text);
-      // The marker may be split across chunks: keep a short tail.
-      seen = (seen + text).slice(-2 * READY.length);
-      if (seen.includes(READY)) resolve();
+      if (sawReady(text)) resolve();
     });
     child.once('error', reject);
     child.once('exit', (code, signal) =>

@@ -81,14 +81,13 @@ async function expectExactlyOnceInOrder(room: string, received: RealtimeClient[]
   expect(expected.length).toBeGreaterThanOrEqual(40);
   const messages = (client: RealtimeClient) =>
     client.events.filter((event) => event.type === 'message.created').map((event) => event.id);
-  for (const client of received) {
-    await client.received(
-      () => messages(client).length >= expected.length,
-      `${expected.length} events`,
-      30_000,
-    );
-    expect(messages(client)).toEqual(expected);
-  }
+  // Waited for together: one budget for the room, not one per client.
+  await Promise.all(
+    received.map((client) =>
+      client.received(() => messages(client).length >= expected.length, `${expected.length} events`, 30_000),
+    ),
+  );
+  for (const client of received) expect(messages(client)).toEqual(expected);
 }
 
 beforeAll(async () => {
