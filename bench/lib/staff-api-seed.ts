@@ -40,6 +40,14 @@ const LEAD_COUNTS = `
          effective_status, count(*)
     FROM messaging_leads GROUP BY 1, 2, 3`;
 
+/** The coarse counts the fine counts' triggers keep: their sums per (day, status) and per (day, cluster). */
+const COARSE_LEAD_COUNTS = [
+  `INSERT INTO messaging_lead_counts_by_status (day, effective_status, n)
+   SELECT day, effective_status, sum(n) FROM messaging_lead_counts GROUP BY 1, 2`,
+  `INSERT INTO messaging_lead_counts_by_cluster (day, cluster_id, n)
+   SELECT day, cluster_id, sum(n) FROM messaging_lead_counts GROUP BY 1, 2`,
+];
+
 /** What the benchmark needs to know about the seeded data to build its requests. */
 export interface SeedFacts {
   endsAt: string;
@@ -81,10 +89,17 @@ const TABLES = [
   'messaging_leads',
   'messaging_lead_status_history',
   'messaging_lead_counts',
+  'messaging_lead_counts_by_status',
+  'messaging_lead_counts_by_cluster',
 ];
 
 /** What the lead triggers keep for the summary (emptied with the leads, since the triggers do not run). */
-const LEAD_COUNT_TABLES = ['messaging_lead_counts', 'messaging_lead_count_deltas'];
+const LEAD_COUNT_TABLES = [
+  'messaging_lead_counts',
+  'messaging_lead_counts_by_status',
+  'messaging_lead_counts_by_cluster',
+  'messaging_lead_count_deltas',
+];
 
 const SEED_TABLE =
   'CREATE TABLE IF NOT EXISTS bench_staff_api_seed (fingerprint text PRIMARY KEY, report jsonb NOT NULL)';
@@ -184,6 +199,7 @@ export async function seedStaffApi(
         });
         await timed(seconds, 'messaging_lead_counts', async () => {
           rows.messaging_lead_counts = (await db.query(LEAD_COUNTS)).rowCount ?? 0;
+          for (const statement of COARSE_LEAD_COUNTS) await db.query(statement);
         });
       }),
     ]),

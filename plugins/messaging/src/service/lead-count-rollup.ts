@@ -30,7 +30,7 @@ export async function useSummaryZone(deps: { db: Database; logger: Logger }, zon
 
 /**
  * The loop folding the lead triggers' deltas into the summary's counts. Every replica may run it: the
- * compactions share the backlog without counting a delta twice (store/lead-count-store.ts).
+ * compactions take turns and never count a delta twice (store/lead-count-store.ts).
  */
 export function startLeadCountCompaction(deps: { db: Database; logger: Logger; intervalMs: number }): Loop {
   return startLoop({

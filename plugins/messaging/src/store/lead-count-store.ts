@@ -1,22 +1,27 @@
 import type { Database, Queryable } from '../../../../gateway/src/plugin-api.ts';
 
+/** The transaction-scoped advisory lock compactions take one at a time: 'mlc', messaging lead counts. */
+const COMPACTION_LOCK = 0x6d6c63;
+
 /**
  * The leads summary's rollup tables (migrations/messaging/0003_lead_summary_counts.sql; ADR 0012): folding
  * the triggers' deltas into the counts, and recounting everything for another zone.
  */
 export const leadCountStore = {
   /**
-   * Folds up to `limit` deltas into the counts in one statement; returns how many it folded. Deltas another
-   * compaction holds are skipped, not waited for, so replicas compacting at once share the backlog and a
-   * delta is folded once: it is deleted by the statement that adds it. Counts are upserted in key order, so
-   * two compactions touching the same counts lock them in the same order (no deadlock).
+   * Folds up to `limit` deltas into the counts in one statement; returns how many it folded. A delta is folded
+   * once: it is deleted by the statement that adds it. Compactions of several replicas take turns: the
+   * statement first takes a transaction-scoped advisory lock, because the coarse counts' triggers upsert in two
+   * passes (rows inserted, rows updated) that two compactions at once could interleave into a deadlock. `SKIP
+   * LOCKED` remains for a replica of an older version, which compacts without the lock.
    */
   async compact(db: Queryable, limit: number): Promise<number> {
     const { rows } = await db.query<{ folded: number }>(
       `WITH gone AS (
          DELETE FROM messaging_lead_count_deltas
-          WHERE id = ANY(ARRAY(SELECT id FROM messaging_lead_count_deltas ORDER BY id LIMIT $1
-                                 FOR UPDATE SKIP LOCKED))
+          WHERE id = ANY(ARRAY(SELECT id FROM messaging_lead_count_deltas
+                                WHERE (SELECT true FROM pg_advisory_xact_lock($2))
+                                ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED))
          RETURNING day, cluster_id, effective_status, n
        ), summed AS (
          SELECT day, cluster_id, effective_status, sum(n)::bigint AS n, count(*) AS folded
@@ -28,7 +33,7 @@ export const leadCountStore = {
          ON CONFLICT ON CONSTRAINT messaging_lead_counts_key DO UPDATE SET n = c.n + EXCLUDED.n
        )
        SELECT coalesce(sum(folded), 0)::int AS folded FROM summed`,
-      [limit],
+      [limit, COMPACTION_LOCK],
     );
     return rows[0]?.folded ?? 0;
   },
