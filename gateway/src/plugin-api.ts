@@ -33,7 +33,8 @@ export { BootError } from './boot-error.ts';
 // What `ctx` hands over, by type.
 export type { AuditWriter } from './audit/audit-writer.ts';
 export type { Clock } from './clock.ts';
-export type { Database, Queryable } from './db/database.ts';
+export type { Database, NamedStatement, Queryable } from './db/database.ts';
+export { namedStatement } from './db/database.ts';
 export type { Logger } from './logger.ts';
 export type { ApiAuthMode } from './gate/config.ts';
 export type { SessionIdentity, SessionResolver } from './gate/session-verifier.ts';

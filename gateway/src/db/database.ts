@@ -1,13 +1,27 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 
+/**
+ * A statement PostgreSQL keeps prepared on each connection under `name` after its first use, so later runs skip
+ * parsing and planning (it may then use a generic plan). One name, one text: the text must never vary.
+ */
+export interface NamedStatement {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** A statement to prepare once per connection (see `NamedStatement`); `name` must be unique to `text`. */
+export function namedStatement(name: string, text: string): NamedStatement {
+  return { name, text };
+}
+
 /** What the core hands plugins: the pool, plus the two helpers almost every store needs. */
 export interface Database {
   readonly pool: pg.Pool;
   /** `host:port/database` of the connection string, without credentials: safe for messages. */
   readonly target: string;
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(
-    text: string,
+    text: string | NamedStatement,
     values?: readonly unknown[],
   ): Promise<pg.QueryResult<R>>;
   /** Runs `work` in one transaction; rolls back and rethrows when it throws. */
@@ -43,7 +57,9 @@ export function createDatabase(options: PoolOptions): Database {
   return {
     pool,
     target: `${url.hostname}:${url.port || '5432'}${url.pathname}`,
-    query: (text, values) => pool.query(text, values as unknown[] | undefined),
+    // A fresh config per call: pg writes the values into the object it is given.
+    query: (text, values) =>
+      pool.query(typeof text === 'string' ? text : { ...text }, values as unknown[] | undefined),
     async transaction(work) {
       const client = await pool.connect();
       try {

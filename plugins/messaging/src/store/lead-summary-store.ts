@@ -1,4 +1,4 @@
-import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
+import { namedStatement, type Queryable } from '../../../../gateway/src/plugin-api.ts';
 import type { LeadStatusName } from '../domain/lead-schemas.ts';
 import { scopeCondition, SqlParams, whereClause } from './lead-rows.ts';
 
@@ -82,47 +82,62 @@ export const leadSummaryStore = {
   },
 
   /**
-   * The summary from the rollup (migrations/messaging/0003 and 0004; ADR 0012), in one statement so that every
-   * part of it reads one snapshot: the whole days of the range from the counts plus the deltas not yet
-   * compacted, the partial days at its two ends from the leads. An admin's reads the coarse counts (per day and
-   * status, per day and cluster), an agent's the (day, cluster, status) counts of its clusters. Null when the
-   * rollup cannot answer exactly: its zone is not `tz` (another replica rebuilt it for another zone), or a day
-   * boundary at an end of the range is not where the zone's clock reads midnight (a daylight-saving change at
-   * midnight) — the caller then scans.
+   * The summary from the rollup (migrations/messaging/0003 and 0004; ADR 0012): the whole days of the range from
+   * the counts plus the deltas not yet compacted, the partial days at its two ends from the leads. An admin's
+   * reads the coarse counts (per day and status, per day and cluster), an agent's the (day, cluster, status)
+   * counts of its clusters. Null when the rollup cannot answer exactly — its zone is not `tz` (another replica
+   * rebuilt it for another zone), or a day boundary at an end of the range is not where the zone's clock reads
+   * midnight (a daylight-saving change at midnight) — and the caller then scans.
    */
   async rolledUp(db: Queryable, request: LeadSummaryRequest): Promise<LeadSummaryCounts | null> {
+    const days = await wholeDays(db, request);
+    if (days === null) return null;
     const params = new SqlParams();
-    const range = {
-      from: params.add(request.from),
-      to: params.add(request.to),
-      tz: params.add(request.tz),
-    };
+    // Placeholders are added where the text first uses them: a shape without partial days does not use the
+    // range's instants, and PostgreSQL refuses a parameter it cannot type.
+    const range = lazyPlaceholders(params, {
+      from: request.from,
+      to: request.to,
+      tz: request.tz,
+      firstWhole: days.firstWhole,
+      afterWhole: days.afterWhole,
+      lo: days.lo,
+      hi: days.hi,
+    });
     const clusters = request.clusters === null ? null : params.add(request.clusters);
-    const { rows } = await db.query<CountRow & { usable: boolean; first_day: string; last_day: string }>(
-      `WITH ${wholeDaysOf(range)}, ${countedRows(range, clusters)}
+    const edges = {
+      head: request.from < minDate(request.to, days.lo),
+      tail: maxDate(request.from, days.hi) < request.to,
+    };
+    // One statement, so the counts, the deltas, the leads and the zone are read in one snapshot. Prepared, one
+    // name per shape: the summary is asked often, and parsing and planning it cost more than running it
+    // (bench/RESULTS.md). A shape without partial days gets a generic plan, planned once per connection.
+    const name = `messaging.lead-summary.${clusters === null ? 'all' : 'scoped'}.${edges.head ? 'h' : ''}${edges.tail ? 't' : ''}`;
+    const { rows } = await db.query<CountRow & { usable: boolean }>(
+      namedStatement(
+        name,
+        `WITH ${countedRows(range, clusters, edges)}
        SELECT 0 AS by_status, 1 AS by_cluster, effective_status, NULL::uuid AS cluster_id, NULL AS day,
-              sum(n)::int AS n, NULL::boolean AS usable, NULL AS first_day, NULL AS last_day
+              sum(n)::int AS n, NULL::boolean AS usable
          FROM by_day_and_status GROUP BY effective_status HAVING sum(n) <> 0
        UNION ALL
-       SELECT 1, 1, NULL, NULL, to_char(day, 'YYYY-MM-DD'), sum(n)::int, NULL, NULL, NULL
+       SELECT 1, 1, NULL, NULL, to_char(day, 'YYYY-MM-DD'), sum(n)::int, NULL
          FROM by_day_and_status GROUP BY day HAVING sum(n) <> 0
        UNION ALL
-       SELECT 1, 0, NULL, cluster_id, NULL, sum(n)::int, NULL, NULL, NULL
+       SELECT 1, 0, NULL, cluster_id, NULL, sum(n)::int, NULL
          FROM by_cluster GROUP BY cluster_id HAVING sum(n) <> 0
        UNION ALL
-       SELECT 2, 2, NULL, NULL, NULL, 0, usable,
-              to_char((${range.from}::timestamptz AT TIME ZONE ${range.tz})::date, 'YYYY-MM-DD'),
-              to_char(((${range.to}::timestamptz - interval '1 microsecond') AT TIME ZONE ${range.tz})::date,
-                      'YYYY-MM-DD')
-         FROM checked`,
+       SELECT 2, 2, NULL, NULL, NULL, 0,
+              EXISTS (SELECT 1 FROM messaging_lead_summary_zone WHERE time_zone = ${range.tz})`,
+      ),
       params.values,
     );
     const marker = rows.find((row) => row.by_status === 2);
     if (!marker?.usable) return null;
     return grouped(
       rows.filter((row) => row !== marker),
-      marker.first_day,
-      marker.last_day,
+      days.firstDay,
+      days.lastDay,
     );
   },
 
@@ -133,79 +148,115 @@ export const leadSummaryStore = {
   },
 };
 
-/** The placeholders of a summary's range: `from`, `to` and the zone. */
-interface RangeParams {
-  from: string;
-  to: string;
-  tz: string;
+/** The whole days of a range in its zone, and the instants they span. */
+interface WholeDays {
+  /** The range's first and last calendar day (partial or not), `YYYY-MM-DD`. */
+  firstDay: string;
+  lastDay: string;
+  /** Whole days [firstWhole, afterWhole), `YYYY-MM-DD`; none when equal. */
+  firstWhole: string;
+  afterWhole: string;
+  /** The instants the whole days start and end: the partial days are [from, lo) and [hi, to). */
+  lo: Date;
+  hi: Date;
 }
 
 /**
- * The CTE `checked`: the range's whole days [first_whole, after_whole), the instants `lo` and `hi` they start
- * and end at, and `usable`: whether the counts can answer (their zone is `tz`, and `lo` and `hi` are instants
- * the zone's days start at, inside the range).
+ * The range's whole days in `tz`, computed by PostgreSQL (the zone rules the counts were made with); null when
+ * a boundary is not an instant where the zone's day starts (a daylight-saving change at midnight), as the counts
+ * could not answer exactly. Reads no table.
  */
-function wholeDaysOf({ from, to, tz }: RangeParams): string {
-  return `ends AS (
-         -- The first whole day starts at or after \`from\`: \`from\`'s own day when it starts that day.
-         SELECT CASE WHEN ((${from}::timestamptz - interval '1 microsecond') AT TIME ZONE ${tz})::date
-                          < (${from}::timestamptz AT TIME ZONE ${tz})::date
-                     THEN (${from}::timestamptz AT TIME ZONE ${tz})::date
-                     ELSE (${from}::timestamptz AT TIME ZONE ${tz})::date + 1 END AS first_whole,
-                (${to}::timestamptz AT TIME ZONE ${tz})::date AS to_day
-       ), whole AS (
-         -- Whole days [first_whole, after_whole); none when after_whole = first_whole.
-         SELECT first_whole, greatest(first_whole, to_day) AS after_whole FROM ends
-       ), span AS (
-         SELECT first_whole, after_whole,
-                (first_whole::timestamp AT TIME ZONE ${tz}) AS lo,
-                (after_whole::timestamp AT TIME ZONE ${tz}) AS hi
-           FROM whole
-       ), checked AS (
-         SELECT span.*, (
-                  EXISTS (SELECT 1 FROM messaging_lead_summary_zone WHERE time_zone = ${tz})
-                  AND (lo AT TIME ZONE ${tz})::date = first_whole
-                  AND ((lo - interval '1 microsecond') AT TIME ZONE ${tz})::date < first_whole
-                  AND (hi AT TIME ZONE ${tz})::date = after_whole
-                  AND ((hi - interval '1 microsecond') AT TIME ZONE ${tz})::date < after_whole
-                  AND (after_whole = first_whole OR (lo >= ${from} AND hi <= ${to}))
-                ) AS usable
-           FROM span
-       )`;
+async function wholeDays(db: Queryable, { from, to, tz }: LeadSummaryRequest): Promise<WholeDays | null> {
+  const { rows } = await db.query<WholeDays & { usable: boolean }>(
+    namedStatement(
+      'messaging.lead-summary.days',
+      `WITH ends AS (
+       -- The first whole day starts at or after \`from\`: \`from\`'s own day when it starts that day.
+       SELECT CASE WHEN (($1::timestamptz - interval '1 microsecond') AT TIME ZONE $3)::date
+                        < ($1::timestamptz AT TIME ZONE $3)::date
+                   THEN ($1::timestamptz AT TIME ZONE $3)::date
+                   ELSE ($1::timestamptz AT TIME ZONE $3)::date + 1 END AS first_whole,
+              ($2::timestamptz AT TIME ZONE $3)::date AS to_day
+     ), whole AS (
+       SELECT first_whole, greatest(first_whole, to_day) AS after_whole FROM ends
+     ), span AS (
+       SELECT first_whole, after_whole,
+              (first_whole::timestamp AT TIME ZONE $3) AS lo, (after_whole::timestamp AT TIME ZONE $3) AS hi
+         FROM whole
+     )
+     SELECT to_char(($1::timestamptz AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS "firstDay",
+            to_char((($2::timestamptz - interval '1 microsecond') AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS "lastDay",
+            to_char(first_whole, 'YYYY-MM-DD') AS "firstWhole", to_char(after_whole, 'YYYY-MM-DD') AS "afterWhole",
+            lo, hi,
+            (lo AT TIME ZONE $3)::date = first_whole
+              AND ((lo - interval '1 microsecond') AT TIME ZONE $3)::date < first_whole
+              AND (hi AT TIME ZONE $3)::date = after_whole
+              AND ((hi - interval '1 microsecond') AT TIME ZONE $3)::date < after_whole
+              AND (after_whole = first_whole OR (lo >= $1 AND hi <= $2)) AS usable
+       FROM span`,
+    ),
+    [from, to, tz],
+  );
+  const days = rows[0];
+  return days?.usable ? days : null;
+}
+
+/** The placeholders of a summary's range and of its whole days, each added to the statement on first use. */
+type RangeParams = Record<'from' | 'to' | 'tz' | 'firstWhole' | 'afterWhole' | 'lo' | 'hi', string>;
+
+function lazyPlaceholders<K extends string>(
+  params: SqlParams,
+  values: Record<K, unknown>,
+): Record<K, string> {
+  const placeholders = {} as Record<K, string>;
+  for (const key of Object.keys(values) as K[]) {
+    let placeholder: string | undefined;
+    Object.defineProperty(placeholders, key, {
+      enumerable: true,
+      get: () => (placeholder ??= params.add(values[key])),
+    });
+  }
+  return placeholders;
 }
 
 /**
  * The CTEs `by_day_and_status` (day, effective_status, n) and `by_cluster` (cluster_id, n): every lead of the
- * range in the caller's scope, counted once in each, from `fine` (deltas, partial days, and for a scoped caller
- * the (day, cluster, status) counts) plus, for an admin, the coarse counts of the whole days.
+ * range in the caller's scope, counted once in each, from `fine` (deltas, the partial days that `edges` says the
+ * range has, and for a scoped caller the (day, cluster, status) counts) plus, for an admin, the coarse counts of
+ * the whole days. Counts are summed
+ * as integers (a day's count fits), which PostgreSQL adds much faster than the numeric a bigint sum makes.
  */
-function countedRows({ from, to, tz }: RangeParams, clusters: string | null): string {
+function countedRows(
+  range: RangeParams,
+  clusters: string | null,
+  edges: { head: boolean; tail: boolean },
+): string {
   const scope = (alias: string) =>
     clusters === null ? '' : `AND ${alias}.cluster_id = ANY(${clusters}::uuid[])`;
-  const wholeDays = (table: string, columns: string, condition = '') =>
+  const wholeDaysOf = (table: string, columns: string, condition = '') =>
     `UNION ALL
-         SELECT ${columns} FROM ${table} c, checked k
-          WHERE k.usable AND c.day >= k.first_whole AND c.day < k.after_whole ${condition}`;
+         SELECT ${columns} FROM ${table} c
+          WHERE c.day >= ${range.firstWhole}::date AND c.day < ${range.afterWhole}::date ${condition}`;
   const admin = clusters === null;
+  const leadsBetween = (start: string, end: string) =>
+    `UNION ALL
+         SELECT (l.created_at AT TIME ZONE ${range.tz})::date, l.cluster_id, l.effective_status, 1
+           FROM messaging_leads l
+          WHERE l.created_at >= ${start} AND l.created_at < ${end} ${scope('l')}`;
   return `fine AS (
-         SELECT d.day, d.cluster_id, d.effective_status, d.n FROM messaging_lead_count_deltas d, checked k
-          WHERE k.usable AND d.day >= k.first_whole AND d.day < k.after_whole ${scope('d')}
-         UNION ALL
-         SELECT (l.created_at AT TIME ZONE ${tz})::date, l.cluster_id, l.effective_status, 1
-           FROM messaging_leads l
-          WHERE (SELECT usable FROM checked) AND l.created_at >= ${from}
-            AND l.created_at < least(${to}, (SELECT lo FROM checked)) ${scope('l')}
-         UNION ALL
-         SELECT (l.created_at AT TIME ZONE ${tz})::date, l.cluster_id, l.effective_status, 1
-           FROM messaging_leads l
-          WHERE (SELECT usable FROM checked) AND l.created_at >= greatest(${from}, (SELECT hi FROM checked))
-            AND l.created_at < ${to} ${scope('l')}
-         ${admin ? '' : wholeDays('messaging_lead_counts', 'c.day, c.cluster_id, c.effective_status, c.n', scope('c'))}
+         SELECT d.day, d.cluster_id, d.effective_status, d.n::int AS n FROM messaging_lead_count_deltas d
+          WHERE d.day >= ${range.firstWhole}::date AND d.day < ${range.afterWhole}::date ${scope('d')}
+         ${edges.head ? leadsBetween(range.from, `least(${range.to}, ${range.lo}::timestamptz)`) : ''}
+         ${edges.tail ? leadsBetween(`greatest(${range.from}, ${range.hi}::timestamptz)`, range.to) : ''}
+         ${admin ? '' : wholeDaysOf('messaging_lead_counts', 'c.day, c.cluster_id, c.effective_status, c.n::int', scope('c'))}
        ), by_day_and_status AS (
          SELECT day, effective_status, n FROM fine
-         ${admin ? wholeDays('messaging_lead_counts_by_status', 'c.day, c.effective_status, c.n') : ''}
+         ${admin ? wholeDaysOf('messaging_lead_counts_by_status', 'c.day, c.effective_status, c.n::int') : ''}
        ), by_cluster AS (
          SELECT cluster_id, n FROM fine
-         ${admin ? wholeDays('messaging_lead_counts_by_cluster', 'c.cluster_id, c.n') : ''}
+         ${admin ? wholeDaysOf('messaging_lead_counts_by_cluster', 'c.cluster_id, c.n::int') : ''}
        )`;
 }
+
+const minDate = (a: Date, b: Date): Date => (a < b ? a : b);
+const maxDate = (a: Date, b: Date): Date => (a > b ? a : b);
