@@ -21,7 +21,7 @@ describe('named statements', () => {
     const statement = () => namedStatement('test.add-one', 'SELECT $1::int + 1 AS n');
     const answers = await Promise.all([1, 2, 3].map((n) => db.query<{ n: number }>(statement(), [n])));
     expect(answers.map((answer) => answer.rows[0]?.n)).toEqual([2, 3, 4]);
-    const inTransaction = await db.transaction((client) => client.query(statement(), [41]));
+    const inTransaction = await db.transaction((client) => client.query<{ n: number }>(statement(), [41]));
     expect(inTransaction.rows[0]?.n).toBe(42);
     const { rows } = await db.query<{ name: string }>(
       "SELECT name FROM pg_prepared_statements WHERE name LIKE 'test.%'",
