@@ -12,6 +12,7 @@ import { httpClient, type HttpClient, type WireResponse } from './raw-http.ts';
 import { routeHints } from './route-hints.ts';
 import { asOpenApiDocument, documentCandidates, fuzzTargets, type FuzzTarget } from './route-targets.ts';
 import type { RouteHint } from './route-hints.ts';
+import { startTestIdp, type TestIdp } from '../support/oidc-idp.ts';
 import { seedData } from './seed-data.ts';
 import { startSink, type Sink } from './sink.ts';
 import { serverLog, type ServerLog } from './server-log.ts';
@@ -46,11 +47,13 @@ export async function startFuzzGateway(
 ): Promise<FuzzGateway> {
   const db = await createTestDatabase();
   const sink = await startSink();
+  // Single sign-on on, so its routes are fuzzed too: the exchange reaches a real provider, which refuses codes.
+  const idp = await startTestIdp();
   const log = serverLog();
   let gateway: RunningGateway | undefined;
   try {
     gateway = await startGateway({
-      env: fuzzEnv(mode, db.url, sink),
+      env: fuzzEnv(mode, db.url, sink, idp),
       available: BUILTIN_PLUGINS,
       logDestination: log.destination,
     });
@@ -80,23 +83,33 @@ export async function startFuzzGateway(
         client.close();
         await running.close();
         await sink.close();
+        await idp.close();
         await db.drop();
       },
     };
   } catch (err) {
     await gateway?.close();
     await sink.close();
+    await idp.close();
     await db.drop();
     throw err;
   }
 }
 
-function fuzzEnv(mode: 'enforce' | 'warn', databaseUrl: string, sink: Sink): Record<string, string> {
+function fuzzEnv(
+  mode: 'enforce' | 'warn',
+  databaseUrl: string,
+  sink: Sink,
+  idp: TestIdp,
+): Record<string, string> {
   return {
     APP_ENV: 'test',
     ...gateEnv(mode),
     APP_BASE_URL: APP_ORIGIN,
-    AUTH_MODE: 'local',
+    AUTH_MODE: 'local+oidc',
+    OIDC_ISSUER: idp.issuer,
+    OIDC_CLIENT_ID: 'gatehouse',
+    OIDC_APP_SCHEMES: 'com.example.app',
     HOST: '127.0.0.1',
     PORT: '0',
     METRICS_PORT: '0',
@@ -110,6 +123,7 @@ function fuzzEnv(mode: 'enforce' | 'warn', databaseUrl: string, sink: Sink): Rec
     LOGIN_FREE_FAILURES_PER_ACCOUNT: '1000',
     LOGIN_FREE_FAILURES_PER_IP: '100000',
     REGISTER_FREE_ATTEMPTS_PER_IP: '100000',
+    TOKEN_FREE_FAILURES_PER_IP: '100000',
     KYC_RATE_LIMIT: '10000000',
     // Background work after a success: at once, one attempt each, against the sink.
     KYC_SANDBOX_DELAY_MS: '0',

@@ -29,6 +29,21 @@ export const authConfigSchema = z
     OIDC_CLIENT_SECRET: secret(z.string().min(1).optional()),
     // Shared with the API gate, which derives the session keys from it; read here only to require it.
     AUTH_SECRET: secret(z.string().min(1).optional()),
+    /** Scopes asked of the identity provider; `openid` is always asked. */
+    OIDC_SCOPES: z
+      .string()
+      .transform((value) => value.split(/[\s,]+/).filter((scope) => scope.length > 0))
+      .default(['openid', 'email', 'profile']),
+    /** How long boot keeps retrying the issuer's discovery before it refuses to start. */
+    OIDC_BOOT_TIMEOUT_MS: integer(30_000, 0, 600_000),
+    /** URI schemes of the mobile apps whose `<scheme>://auth/callback` a device exchange may name. */
+    OIDC_APP_SCHEMES: list([]).pipe(
+      z.array(z.string().regex(/^[a-z][a-z0-9+.-]*$/, 'each entry must be a URI scheme')),
+    ),
+    /** How long a device sign-in lasts without a refresh (each refresh starts it again). */
+    DEVICE_REFRESH_TTL_SECONDS: integer(2_592_000, 3_600, 31_536_000),
+    /** Failed code exchanges and refreshes a client address may make in a window before the delay. */
+    TOKEN_FREE_FAILURES_PER_IP: integer(30, 1, 100_000),
     BOOTSTRAP_ADMIN_EMAIL: z.email({ error: 'must be an email address' }).optional(),
     AUTH_BREAK_GLASS: boolean(true),
     LDAP_ENABLED: boolean(false),

@@ -24,4 +24,30 @@ export const authErrors = defineErrors({
     status: 400,
     title: 'The password contains the name of the email address',
   },
+  'auth.oidc.state_invalid': {
+    status: 400,
+    title: 'No sign-in in progress for this state in this browser: start again',
+  },
+  'auth.oidc.redirect_uri_not_allowed': {
+    status: 400,
+    title: 'The redirect URI is not the callback of an allowed app',
+  },
+  'auth.oidc.code_rejected': { status: 400, title: 'The identity provider refused the authorization code' },
+  'auth.oidc.id_token_invalid': { status: 401, title: 'The identity provider’s ID token is not valid' },
+  'auth.oidc.provider_unavailable': { status: 502, title: 'The identity provider could not be reached' },
+  'auth.oidc.email_missing': {
+    status: 403,
+    title: 'The identity provider gave no email address, so no account can be made',
+  },
+  'auth.oidc.email_unverified': {
+    status: 403,
+    title: 'An account has this email, and the identity provider does not say the email is verified',
+  },
+  'auth.oidc.identity_conflict': {
+    status: 409,
+    title: 'The account with this email is linked to another identity at this provider',
+  },
+  'auth.account.disabled': { status: 403, title: 'This account is disabled' },
+  'auth.refresh.invalid': { status: 401, title: 'The refresh token is not valid' },
+  'auth.device.not_found': { status: 404, title: 'No such device sign-in' },
 });

@@ -1,22 +1,39 @@
-import { definePlugin, migrationsDir } from '../../../gateway/src/plugin-api.ts';
+import {
+  BootError,
+  definePlugin,
+  migrationsDir,
+  startLoop,
+  type PluginContext,
+} from '../../../gateway/src/plugin-api.ts';
 import { createAdminCommand } from './cli/create-admin.ts';
-import { deploymentOf } from './config.ts';
+import { deploymentOf, type AuthEnv } from './config.ts';
+import type { AuthDeployment } from './deployment/validate.ts';
+import type { AccountCache } from './service/account-cache.ts';
+import type { Throttle } from './service/throttle.ts';
 import { authErrors } from './errors.ts';
 import { authManifest } from './manifest.ts';
 import { registerAccountAdminRoutes } from './routes/account-admin-routes.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
+import { registerDeviceRoutes } from './routes/device-routes.ts';
+import { registerMethodsRoutes } from './routes/methods-routes.ts';
+import { registerOidcRoutes } from './routes/oidc-routes.ts';
 import { registerSessionRoutes } from './routes/session-routes.ts';
+import { canonicalEmail } from './domain/email.ts';
+import { createDeviceTokens } from './service/device-tokens.ts';
 import { directoryFromConfig } from './service/directory.ts';
+import { discoverIdentityProvider } from './service/identity-provider.ts';
+import { signInWithIdToken } from './service/oidc-sign-in.ts';
 import { createLoginService } from './service/login.ts';
 import { loadDenylist } from './service/password-denylist.ts';
 import { createPasswordHasher } from './service/password-hasher.ts';
 import { createSessionResolver } from './service/session-resolver.ts';
 import { startSessionState } from './service/session-state.ts';
 import { createThrottle, throttleRules } from './service/throttle.ts';
+import { oidcFlowStore } from './store/oidc-flow-store.ts';
 
 /**
- * Sign-in: local passwords, LDAP and server-side sessions today; OIDC single sign-on, passkeys, TOTP and
- * break-glass second factors are planned (plugins/auth/README.md says what is built). AUTH_MODE selects
+ * Sign-in: local passwords, LDAP, OIDC single sign-on with device tokens, and server-side sessions; passkeys,
+ * TOTP and break-glass second factors are planned (plugins/auth/README.md says what is built). AUTH_MODE selects
  * which sign-in methods load (deployment/validate.ts).
  */
 export const authPlugin = definePlugin({
@@ -47,6 +64,8 @@ export const authPlugin = definePlugin({
     });
     registerAccountRoutes(ctx, { deployment, hasher, denylist: loadDenylist(), throttle });
     registerAccountAdminRoutes(ctx, { accounts });
+
+    await registerSingleSignOn(ctx, { deployment, accounts, throttle });
     ctx.logger.info(
       {
         authMode: deployment.mode,
@@ -61,3 +80,60 @@ export const authPlugin = definePlugin({
     );
   },
 });
+
+/**
+ * Discovery, single sign-on and device tokens (README, "Single sign-on", "Device tokens"). The issuer must answer
+ * discovery at boot (bounded retry, then boot is refused), and the provider returns browsers to
+ * APP_BASE_URL/auth/callback (in development, the gateway's own address).
+ */
+async function registerSingleSignOn(
+  ctx: PluginContext<AuthEnv>,
+  deps: { deployment: AuthDeployment; accounts: AccountCache; throttle: Throttle },
+): Promise<void> {
+  const { deployment, accounts, throttle } = deps;
+  if (deployment.oidc && ctx.core.APP_BASE_URL === undefined)
+    throw new BootError([
+      `plugin auth: APP_BASE_URL: required when AUTH_MODE is ${deployment.mode} (single sign-on returns to APP_BASE_URL/auth/callback)`,
+    ]);
+  const provider = deployment.oidc
+    ? await discoverIdentityProvider({
+        issuer: ctx.config.OIDC_ISSUER as string,
+        clientId: ctx.config.OIDC_CLIENT_ID as string,
+        clientSecret: ctx.config.OIDC_CLIENT_SECRET,
+        scopes: ctx.config.OIDC_SCOPES,
+        bootTimeoutMs: ctx.config.OIDC_BOOT_TIMEOUT_MS,
+        logger: ctx.logger,
+      })
+    : null;
+  registerMethodsRoutes(ctx, { deployment, provider });
+  const deviceTokens = createDeviceTokens({
+    db: ctx.db,
+    clock: ctx.clock,
+    sessions: ctx.sessions,
+    accounts,
+    refreshTtlSeconds: ctx.config.DEVICE_REFRESH_TTL_SECONDS,
+  });
+  registerDeviceRoutes(ctx, { deviceTokens, throttle });
+  if (provider) {
+    const bootstrapAdminEmail =
+      deployment.bootstrapAdminEmail === null ? null : canonicalEmail(deployment.bootstrapAdminEmail);
+    registerOidcRoutes(ctx, {
+      deployment,
+      provider,
+      signIn: (claims) => signInWithIdToken({ db: ctx.db, clock: ctx.clock, bootstrapAdminEmail }, claims),
+      deviceTokens,
+      throttle,
+    });
+    // Sign-ins abandoned at the provider leave their flow rows behind.
+    const sweep = startLoop({
+      name: 'oidc-flow-sweep',
+      intervalMs: 60_000,
+      logger: ctx.logger,
+      pass: async () => {
+        await oidcFlowStore.sweep(ctx.db, ctx.clock.now());
+        return 0;
+      },
+    });
+    ctx.hooks.onClose(() => sweep.stop());
+  }
+}

@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { gateEnv, sign } from '../../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
 import { postJson, problemCode, sessionCookieOf } from '../../../test/support/http.ts';
+import { startTestIdp } from '../../../test/support/oidc-idp.ts';
 
 const APP = 'http://localhost:3000';
 let db: TestDatabase;
@@ -80,13 +81,15 @@ describe('POST /auth/register', () => {
 
   it('in oidc mode answers 403 auth.register.disabled regardless of the toggle', async () => {
     await db.pool.query('UPDATE auth_settings SET registration_enabled = true');
+    const idp = await startTestIdp();
     const oidc = await startTestGateway({
       databaseUrl: db.url,
       env: {
         GATEWAY_PLUGINS: 'auth',
         AUTH_MODE: 'oidc',
-        OIDC_ISSUER: 'https://idp.example.com',
+        OIDC_ISSUER: idp.issuer,
         OIDC_CLIENT_ID: 'gatehouse',
+        APP_BASE_URL: 'http://127.0.0.1:3000',
         AUTH_SECRET: 'oidc-mode-secret-0123456789',
       },
     });
@@ -100,6 +103,7 @@ describe('POST /auth/register', () => {
       expect(await code(res)).toBe('auth.register.disabled');
     } finally {
       await oidc.close();
+      await idp.close();
     }
   });
 });

@@ -1,17 +1,25 @@
 /** The auth plugin's boot rules (README, "Deployment settings"), each through the real process. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { processEnv, spawnGateway } from '../../../test/support/process.ts';
+import { startTestIdp, type TestIdp } from '../../../test/support/oidc-idp.ts';
+import { freePort, processEnv, spawnGateway } from '../../../test/support/process.ts';
 
 let db: TestDatabase;
+let idp: TestIdp;
 beforeAll(async () => {
   db = await createTestDatabase();
+  idp = await startTestIdp();
 });
 afterAll(async () => {
+  await idp?.close();
   await db?.drop();
 });
 
-const OIDC = { OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'gatehouse' };
+const oidcSettings = () => ({
+  OIDC_ISSUER: idp.issuer,
+  OIDC_CLIENT_ID: 'gatehouse',
+  APP_BASE_URL: 'http://127.0.0.1:3000',
+});
 
 async function refused(env: Record<string, string>): Promise<string> {
   const child = spawnGateway({
@@ -52,7 +60,7 @@ describe('auth deployment rules at boot', () => {
   });
 
   it('LDAP_ENABLED=true with AUTH_MODE=oidc is a boot error', async () => {
-    expect(await refused({ AUTH_MODE: 'oidc', LDAP_ENABLED: 'true', ...OIDC })).toContain(
+    expect(await refused({ AUTH_MODE: 'oidc', LDAP_ENABLED: 'true', ...oidcSettings() })).toContain(
       'plugin auth: LDAP_ENABLED: cannot be true with AUTH_MODE=oidc',
     );
   });
@@ -73,7 +81,7 @@ describe('auth deployment rules at boot', () => {
 
   it('development with AUTH_MODE unset and OIDC_ENABLED=true adds single sign-on', async () => {
     expect(
-      await booted({ APP_ENV: 'development', AUTH_MODE: '', OIDC_ENABLED: 'true', ...OIDC }),
+      await booted({ APP_ENV: 'development', AUTH_MODE: '', OIDC_ENABLED: 'true', ...oidcSettings() }),
     ).toMatchObject({
       authMode: 'local+oidc',
       oidc: true,
@@ -81,11 +89,49 @@ describe('auth deployment rules at boot', () => {
   });
 
   it('oidc mode turns password sign-in down to break-glass admins and registration off', async () => {
-    expect(await booted({ AUTH_MODE: 'oidc', ...OIDC })).toMatchObject({
+    expect(await booted({ AUTH_MODE: 'oidc', ...oidcSettings() })).toMatchObject({
       authMode: 'oidc',
       passwordLogin: 'break-glass-admins',
       registration: 'off',
       ldap: false,
     });
+  });
+
+  it('an issuer that does not answer discovery: boot retries for OIDC_BOOT_TIMEOUT_MS, then is refused naming the issuer', async () => {
+    const issuer = `http://127.0.0.1:${await freePort()}`;
+    const stderr = await refused({
+      AUTH_MODE: 'oidc',
+      ...oidcSettings(),
+      OIDC_ISSUER: issuer,
+      OIDC_BOOT_TIMEOUT_MS: '1500',
+    });
+    expect(stderr).toContain(
+      `OIDC_ISSUER: the issuer ${issuer} could not be discovered at ${issuer}/.well-known/openid-configuration`,
+    );
+    expect(stderr).toMatch(/after [2-9]\d* attempt\(s\)/);
+  });
+
+  it('an issuer that comes up while boot retries: the gateway starts', async () => {
+    const port = await freePort();
+    const child = spawnGateway({
+      args: ['serve'],
+      env: processEnv({
+        DATABASE_URL: db.url,
+        GATEWAY_PLUGINS: 'auth',
+        AUTH_MODE: 'oidc',
+        ...oidcSettings(),
+        OIDC_ISSUER: `http://127.0.0.1:${port}`,
+        OIDC_BOOT_TIMEOUT_MS: '120000',
+      }),
+    });
+    await child.waitForOutput(/oidc discovery failed; retrying/);
+    const late = await startTestIdp({ port });
+    try {
+      await child.waitForOutput(/"msg":"gateway listening"/);
+      child.child.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+    } finally {
+      await late.close();
+    }
   });
 });

@@ -11,6 +11,7 @@ import { gateEnv, sign } from '../../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
 import { sessionCookieOf } from '../../../test/support/http.ts';
 import { canonical } from '../../../test/support/accounts.ts';
+import { startTestIdp } from '../../../test/support/oidc-idp.ts';
 
 const APP = 'http://localhost:3000';
 let db: TestDatabase;
@@ -119,13 +120,15 @@ describe('the web session', () => {
 
 describe('oidc mode', () => {
   it('only wildcard admins may sign in with a password (break-glass); others get the generic error', async () => {
+    const idp = await startTestIdp();
     const oidc = await startTestGateway({
       databaseUrl: db.url,
       env: {
         GATEWAY_PLUGINS: 'auth',
         AUTH_MODE: 'oidc',
-        OIDC_ISSUER: 'https://idp.example.com',
+        OIDC_ISSUER: idp.issuer,
         OIDC_CLIENT_ID: 'gatehouse',
+        APP_BASE_URL: 'http://127.0.0.1:3000',
         AUTH_SECRET: 'oidc-mode-secret-0123456789',
       },
     });
@@ -136,6 +139,7 @@ describe('oidc mode', () => {
       expect((await login(oidc, 'root@example.com', 'root password 123')).status).toBe(200);
     } finally {
       await oidc.close();
+      await idp.close();
     }
   });
 });

@@ -11,12 +11,15 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
 import { canonical } from '../../../test/support/accounts.ts';
 import { createSessionIssuer, systemClock } from '../../../test/support/core.ts';
+import { startTestIdp, type TestIdp } from '../../../test/support/oidc-idp.ts';
 
 const APP = 'http://localhost:3000';
-const OIDC = { OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'gatehouse' };
+let idp: TestIdp;
+const oidcSettings = () => ({ OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: 'gatehouse' });
 let db: TestDatabase;
 
 beforeAll(async () => {
+  idp = await startTestIdp();
   db = await createTestDatabase();
   await db.pool.query('UPDATE auth_settings SET registration_enabled = true');
   for (const [email, roles] of [
@@ -32,6 +35,7 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
+  await idp?.close();
   await db?.drop();
 });
 
@@ -99,7 +103,7 @@ describe.each([
   beforeAll(async () => {
     gateway = await startTestGateway({
       databaseUrl: db.url,
-      env: { GATEWAY_PLUGINS: 'auth', AUTH_MODE: mode, APP_BASE_URL: APP, ...OIDC },
+      env: { GATEWAY_PLUGINS: 'auth', AUTH_MODE: mode, APP_BASE_URL: APP, ...oidcSettings() },
     });
   });
   afterAll(async () => {

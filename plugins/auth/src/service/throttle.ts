@@ -31,14 +31,15 @@ export interface Attempt {
 export function createThrottle(deps: {
   db: Database;
   clock: Clock;
-  rules: Record<'account' | 'ip' | 'register', BackoffRule>;
+  rules: Record<ThrottleRule, BackoffRule>;
 }) {
-  const ruleOf = (scope: AttemptScope) =>
-    scope === 'login:account'
-      ? deps.rules.account
-      : scope === 'login:ip'
-        ? deps.rules.ip
-        : deps.rules.register;
+  const rules: Record<AttemptScope, BackoffRule> = {
+    'login:account': deps.rules.account,
+    'login:ip': deps.rules.ip,
+    'register:ip': deps.rules.register,
+    'token:ip': deps.rules.token,
+  };
+  const ruleOf = (scope: AttemptScope) => rules[scope];
   const giveBack = async (attempts: readonly ReservedAttempt[]) => {
     for (const attempt of attempts) await attemptStore.giveBack(deps.db.pool, attempt);
   };
@@ -75,11 +76,14 @@ export function createThrottle(deps: {
 
 export type Throttle = ReturnType<typeof createThrottle>;
 
+/** The limits: login per account and per address, registration and token requests (exchange, refresh) per address. */
+type ThrottleRule = 'account' | 'ip' | 'register' | 'token';
+
 /**
  * The limits the settings give: per account and per client address on login, per client address on
  * registration; free attempts in a window, then a delay doubling from one second up to the maximum.
  */
-export function throttleRules(config: AuthEnv): Record<'account' | 'ip' | 'register', BackoffRule> {
+export function throttleRules(config: AuthEnv): Record<ThrottleRule, BackoffRule> {
   const backoff = {
     windowSeconds: config.ATTEMPT_WINDOW_SECONDS,
     baseSeconds: 1,
@@ -89,5 +93,6 @@ export function throttleRules(config: AuthEnv): Record<'account' | 'ip' | 'regis
     account: { ...backoff, free: config.LOGIN_FREE_FAILURES_PER_ACCOUNT },
     ip: { ...backoff, free: config.LOGIN_FREE_FAILURES_PER_IP },
     register: { ...backoff, free: config.REGISTER_FREE_ATTEMPTS_PER_IP },
+    token: { ...backoff, free: config.TOKEN_FREE_FAILURES_PER_IP },
   };
 }

@@ -1,7 +1,7 @@
 import type { Database } from '../../../../gateway/src/plugin-api.ts';
 import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
-export type AttemptScope = 'login:account' | 'login:ip' | 'register:ip';
+export type AttemptScope = 'login:account' | 'login:ip' | 'register:ip' | 'token:ip';
 
 export interface BackoffRule {
   /** Attempts allowed in a window before the delay starts. */

@@ -84,6 +84,49 @@ export const userStore = {
     );
   },
 
+  /**
+   * The account of a first single sign-on (no password, no roles). Null when the email is taken: the unique
+   * index decides, so two first sign-ins of one email at once make one account.
+   */
+  async insertOidc(db: Queryable, email: CanonicalEmail, displayName: string | null): Promise<string | null> {
+    const { rows } = await db.query<{ id: string }>(
+      `INSERT INTO auth_users (email, provider, display_name) VALUES ($1, 'oidc', $2)
+       ON CONFLICT (email) DO NOTHING RETURNING id`,
+      [email, displayName],
+    );
+    return rows[0]?.id ?? null;
+  },
+
+  /** The name the identity provider gives, and its verified email when no other account holds it. */
+  async updateProfile(
+    db: Queryable,
+    userId: string,
+    profile: { displayName: string | null; email: CanonicalEmail | null },
+  ): Promise<void> {
+    await db.query(
+      `UPDATE auth_users u SET display_name = $2,
+              email = CASE WHEN $3::text IS NOT NULL
+                            AND NOT EXISTS (SELECT 1 FROM auth_users o WHERE o.email = $3 AND o.id <> u.id)
+                           THEN $3 ELSE u.email END,
+              updated_at = now()
+        WHERE u.id = $1 AND (u.display_name IS DISTINCT FROM $2 OR ($3::text IS NOT NULL AND u.email <> $3))`,
+      [userId, profile.displayName, profile.email],
+    );
+  },
+
+  /**
+   * Records that BOOTSTRAP_ADMIN_EMAIL's account was made a wildcard admin; false when one already was (the
+   * grant happens once per database, whatever happens to the role or the variable afterwards).
+   */
+  async claimBootstrapAdmin(db: Queryable, userId: string, now: Date): Promise<boolean> {
+    const { rowCount } = await db.query(
+      `UPDATE auth_settings SET bootstrap_admin_user_id = $1, bootstrap_admin_granted_at = $2
+        WHERE bootstrap_admin_granted_at IS NULL`,
+      [userId, now],
+    );
+    return rowCount === 1;
+  },
+
   async grantRole(db: Queryable, userId: string, role: string, grantedBy: string): Promise<boolean> {
     const { rowCount } = await db.query(
       'INSERT INTO auth_user_roles (user_id, role, granted_by) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
