@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
 import Provider, { type ClientMetadata } from 'oidc-provider';
@@ -46,7 +47,8 @@ export async function startTestIdp(
   const port = options.port ?? (await freePort());
   const issuer = `http://127.0.0.1:${port}`;
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  const jwk = { ...(await exportJWK(privateKey)), kid: 'test-key-1', alg: 'RS256', use: 'sig' };
+  // A new key id each start: a provider started again on its port has rotated its signing key.
+  const jwk = { ...(await exportJWK(privateKey)), kid: `key-${randomUUID()}`, alg: 'RS256', use: 'sig' };
   const accounts = new Map<string, IdpAccount>();
   const provider = new Provider(issuer, {
     clients: options.clients ?? [DEFAULT_CLIENT],

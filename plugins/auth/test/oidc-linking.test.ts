@@ -251,6 +251,19 @@ describe('discovery', () => {
   });
 });
 
+describe('the provider’s signing keys', () => {
+  it('rotated (the provider restarted with a new key): the next sign-in fetches the new key and succeeds', async () => {
+    idp.accounts.set('rota-sub', { email: 'rota@example.com', email_verified: true });
+    await userOf(await signIn('rota-sub'));
+    const port = Number(new URL(idp.issuer).port);
+    const accounts = idp.accounts;
+    await idp.close();
+    idp = await startTestIdp({ clients: [client], port });
+    for (const [subject, claims] of accounts) idp.accounts.set(subject, claims);
+    await userOf(await signIn('rota-sub'));
+  });
+});
+
 /** A session token for an admin account, minted as the gateway's own sign-in would. */
 async function adminToken(userId: string): Promise<string> {
   const session = await sessionStore.create(db.pool, {
