@@ -31,6 +31,10 @@ const oidcEnv = (extra: Record<string, string> = {}) => ({
   OIDC_CLIENT_SECRET: 'gatehouse-client-secret',
   OIDC_APP_SCHEMES: 'com.example.app',
   BOOTSTRAP_ADMIN_EMAIL: 'Boss@Example.com',
+  // A small pool: a request that held one connection while waiting for another would starve it here.
+  DATABASE_POOL_MAX: '4',
+  // The per-address limit is tested on its own gateway below; here it must not turn refusals into 429s.
+  TOKEN_FREE_FAILURES_PER_IP: '10000',
   ...extra,
 });
 
@@ -239,6 +243,21 @@ describe('device sign-in', () => {
     expect(answers.filter((res) => res.status === 401)).toHaveLength(19);
   });
 
+  it('12 device sign-ins refreshing at once (3 times the pool): every refresh succeeds', async () => {
+    const pairs = await Promise.all(
+      Array.from(
+        { length: 12 },
+        async () => (await (await appSignIn('ada-sub')).json()) as { refreshToken: string },
+      ),
+    );
+    const answers = await Promise.all(
+      pairs.map((pair) =>
+        postJson(gateway.url, '/api/v1/auth/token/refresh', { refreshToken: pair.refreshToken }),
+      ),
+    );
+    expect(answers.map((res) => res.status)).toEqual(pairs.map(() => 200));
+  });
+
   it('refuses a redirect URI that is not an allowed app’s callback', async () => {
     const res = await postJson(gateway.url, '/api/v1/auth/oidc/exchange', {
       code: 'x',
@@ -261,5 +280,40 @@ describe('device sign-in', () => {
       code_challenge_method: 'S256',
     }).toString();
     expect(await idp.signIn(authorize.href, 'ada-sub')).toEqual({ error: 'invalid_redirect_uri' });
+  });
+});
+
+describe('the per-address limit on token requests', () => {
+  it('failed refreshes and exchanges count together; past the allowance, 429 with Retry-After', async () => {
+    // A database of its own: the counters are shared by every replica of a database, and the suites above failed
+    // plenty from this address.
+    const own = await createTestDatabase();
+    const limited = await startTestGateway({
+      databaseUrl: own.url,
+      env: oidcEnv({ TOKEN_FREE_FAILURES_PER_IP: '3' }),
+    });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await postJson(limited.url, '/api/v1/auth/token/refresh', {
+          refreshToken: `forged-${i}`,
+        });
+        statuses.push(res.status);
+      }
+      const exchange = await postJson(limited.url, '/api/v1/auth/oidc/exchange', {
+        code: 'forged',
+        state: 'forged',
+      });
+      statuses.push(exchange.status);
+      const blocked = await postJson(limited.url, '/api/v1/auth/token/refresh', {
+        refreshToken: 'forged-last',
+      });
+      expect(statuses).toEqual([401, 401, 401, 400]);
+      expect([blocked.status, await problemCode(blocked)]).toEqual([429, 'auth.rate_limited']);
+      expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+      await own.drop();
+    }
   });
 });

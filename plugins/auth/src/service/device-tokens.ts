@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Clock, Database, PluginContext } from '../../../../gateway/src/plugin-api.ts';
+import type { Clock, Database, PluginContext, Queryable } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
 import { deviceStore, type DeviceInfo } from '../store/device-store.ts';
 import { sessionStore } from '../store/session-store.ts';
+import { userStore } from '../store/user-store.ts';
 import type { AccountCache } from './account-cache.ts';
 
 /** Device access tokens last 15 minutes (README, "Device tokens"). */
@@ -90,8 +91,9 @@ export function createDeviceTokens(deps: {
         const familyId = await deviceStore.spend(tx, hash, now);
         if (familyId === null) return { ok: false, reason: 'unknown', userId: null, familyId: null };
         const userId = await deviceStore.extend(tx, familyId, now, horizon(now));
-        // Roles and state from the account as it is now, not as it was at sign-in.
-        const account = userId === null ? null : await currentAccount(deps.accounts, userId);
+        // Roles and state from the account as it is now, not as it was at sign-in; read in this transaction
+        // (a second pool connection while holding this one would starve the pool under load).
+        const account = userId === null ? null : await currentAccount(deps.accounts, tx, userId);
         if (userId === null || account === null) return { ok: false, reason: 'ended', userId, familyId };
         return { ok: true, userId, tokens: await mint(tx, { id: familyId, userId, ...account }, now) };
       });
@@ -106,8 +108,11 @@ export function createDeviceTokens(deps: {
 
 export type DeviceTokens = ReturnType<typeof createDeviceTokens>;
 
-/** The account as it is now (cached, kept current by change notifications); null when missing or disabled. */
-async function currentAccount(accounts: AccountCache, userId: string) {
+/**
+ * The account as it is now: this replica's cache (kept current by change notifications), else read through `tx`;
+ * null when missing or disabled.
+ */
+async function currentAccount(accounts: AccountCache, tx: Queryable, userId: string) {
   const cached = accounts.peek(userId);
-  return cached === undefined ? accounts.load(userId) : cached;
+  return cached === undefined ? userStore.live(tx, userId) : cached;
 }

@@ -1,0 +1,242 @@
+/**
+ * `npm run bench:oidc` (bench/README.md): single sign-on against a real OpenID Provider (oidc-provider) on
+ * loopback, with the gateway as its own process on the bench PostgreSQL:
+ *  - the code exchange (`POST /api/v1/auth/oidc/exchange`, browser flow): throughput and p50/p99 at 10 concurrent
+ *    exchanges, against the baseline of the same token request made straight to the provider by openid-client in
+ *    this process (what the provider and the ID token validation cost without the gateway);
+ *  - refresh (`POST /api/v1/auth/token/refresh`): p50/p99 with 50 concurrent clients, each refreshing its own
+ *    token chain one request at a time (as apps must), against `GET /health` at the same concurrency.
+ * Codes are made before the timed part (the provider's login pages are not what is measured). Output: JSON on
+ * stdout. Options (env): BENCH_EXCHANGES (default 400), BENCH_SECONDS (refresh window, default 10).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as oidc from 'openid-client';
+import { roundToTenth, summarise } from './lib/latency.ts';
+import { startBenchPostgres } from './lib/postgres.ts';
+import { freePort, startProcess } from './lib/processes.ts';
+import { startTestIdp, type TestIdp } from '../test/support/oidc-idp.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const EXCHANGES = Number(process.env.BENCH_EXCHANGES ?? 400);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const EXCHANGE_CONCURRENCY = 10;
+/** Codes made, then exchanged, at a time. */
+const BATCH = 50;
+const REFRESH_CLIENTS = 50;
+const APP_SCHEME = 'com.example.bench';
+const APP_CALLBACK = `${APP_SCHEME}://auth/callback`;
+
+interface PreparedCode {
+  code: string;
+  iss: string;
+  verifier: string;
+  nonce: string;
+}
+
+/**
+ * Exchanges `count` codes with `concurrency` in flight, `work` timing one each; codes are made in batches just
+ * before their use (a code lives 60 s, and making them is slower than using them). Only `work` is timed.
+ */
+async function timedExchanges(
+  idp: TestIdp,
+  count: number,
+  concurrency: number,
+  work: (code: PreparedCode) => Promise<void>,
+) {
+  const samples: number[] = [];
+  let busyMs = 0;
+  for (let done = 0; done < count; done += BATCH) {
+    const batch = await prepareCodes(idp, Math.min(BATCH, count - done));
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < batch.length) {
+          const code = batch[next++] as PreparedCode;
+          const t0 = performance.now();
+          await work(code);
+          samples.push(performance.now() - t0);
+        }
+      }),
+    );
+    busyMs += performance.now() - started;
+  }
+  return { ...summarise(samples), perSecond: roundToTenth(samples.length / (busyMs / 1000)) };
+}
+
+/** Codes for the app callback, signed in at the provider ahead of the timed part (a code lives 60 s). */
+async function prepareCodes(idp: TestIdp, count: number): Promise<PreparedCode[]> {
+  const codes: PreparedCode[] = [];
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (codes.length < count) {
+        const verifier = randomBytes(48).toString('base64url');
+        const nonce = randomBytes(16).toString('base64url');
+        const authorize = new URL(`${idp.issuer}/auth`);
+        authorize.search = new URLSearchParams({
+          response_type: 'code',
+          client_id: 'gatehouse',
+          redirect_uri: APP_CALLBACK,
+          scope: 'openid email',
+          nonce,
+          code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+          code_challenge_method: 'S256',
+        }).toString();
+        const landed = await idp.signIn(authorize.href, `user-${codes.length % 50}`);
+        if (!('callback' in landed)) throw new Error(landed.error);
+        const query = landed.callback.searchParams;
+        codes.push({ code: query.get('code') ?? '', iss: query.get('iss') ?? '', verifier, nonce });
+      }
+    }),
+  );
+  return codes.slice(0, count);
+}
+
+async function postJson(url: string, body: unknown): Promise<Response> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+  return res;
+}
+
+async function main(): Promise<void> {
+  const idp = await startTestIdp({
+    clients: [
+      {
+        client_id: 'gatehouse',
+        application_type: 'native',
+        token_endpoint_auth_method: 'none',
+        redirect_uris: ['http://127.0.0.1:3000/auth/callback', APP_CALLBACK],
+      },
+    ],
+  });
+  for (let i = 0; i < 50; i++)
+    idp.accounts.set(`user-${i}`, { email: `user-${i}@example.com`, email_verified: true });
+  const postgres = await startBenchPostgres();
+  const port = await freePort();
+  const gateway = await startProcess({
+    name: 'gateway',
+    args: [path.join(root, 'app/cli.ts'), 'serve'],
+    env: {
+      APP_ENV: 'production',
+      API_AUTH_MODE: 'enforce',
+      AUTH_MODE: 'oidc',
+      AUTH_SECRET: 'bench-auth-secret-0123456789abcdef',
+      INTERNAL_API_SECRET: 'bench-internal-secret-0123456789abcdef',
+      APP_BASE_URL: 'http://127.0.0.1:3000',
+      OIDC_ISSUER: idp.issuer,
+      OIDC_CLIENT_ID: 'gatehouse',
+      OIDC_APP_SCHEMES: APP_SCHEME,
+      TOKEN_FREE_FAILURES_PER_IP: '100000',
+      GATEWAY_PLUGINS: 'auth',
+      DATABASE_URL: postgres.url,
+      HOST: '127.0.0.1',
+      METRICS_PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+    },
+    logFile: path.join(root, 'bench/out/gateway-oidc.log'),
+    port,
+    readyPath: '/health',
+  });
+  try {
+    const exchangeUrl = `${gateway.url}/api/v1/auth/oidc/exchange`;
+    const exchangeBody = (prepared: PreparedCode, device: string) => ({
+      code: prepared.code,
+      iss: prepared.iss,
+      codeVerifier: prepared.verifier,
+      nonce: prepared.nonce,
+      redirectUri: APP_CALLBACK,
+      device: { id: device },
+    });
+    // Warm-up: the first exchanges fetch the provider's keys and fill the gateway's caches.
+    for (const [i, prepared] of (await prepareCodes(idp, 20)).entries())
+      await postJson(exchangeUrl, exchangeBody(prepared, `warm-${i}`));
+
+    const config = await oidc.discovery(new URL(idp.issuer), 'gatehouse', undefined, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    });
+    const direct = await timedExchanges(idp, EXCHANGES, EXCHANGE_CONCURRENCY, async (p) => {
+      const callback = new URL(APP_CALLBACK);
+      callback.search = new URLSearchParams({ code: p.code, iss: p.iss }).toString();
+      await oidc.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: p.verifier,
+        expectedNonce: p.nonce,
+        idTokenExpected: true,
+      });
+    });
+    let device = 0;
+    const tokens: string[] = [];
+    const exchange = await timedExchanges(idp, EXCHANGES, EXCHANGE_CONCURRENCY, async (p) => {
+      const res = await postJson(exchangeUrl, exchangeBody(p, `device-${device++}`));
+      tokens.push(((await res.json()) as { refreshToken: string }).refreshToken);
+    });
+
+    const refresh = await refreshLoad(
+      `${gateway.url}/api/v1/auth/token/refresh`,
+      tokens.slice(0, REFRESH_CLIENTS),
+    );
+    const health = await closedLoop(REFRESH_CLIENTS, async () => {
+      const res = await fetch(`${gateway.url}/health`);
+      await res.arrayBuffer();
+    });
+    process.stdout.write(
+      JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+          settings: {
+            exchanges: EXCHANGES,
+            exchangeConcurrency: EXCHANGE_CONCURRENCY,
+            refreshClients: REFRESH_CLIENTS,
+            seconds: SECONDS,
+          },
+          exchange: {
+            gateway: exchange,
+            providerDirect: direct,
+            p99Ratio: roundToTenth(exchange.p99Ms / direct.p99Ms),
+          },
+          refresh: { refresh, health, p99Ratio: roundToTenth(refresh.p99Ms / health.p99Ms) },
+        },
+        null,
+        2,
+      ) + '\n',
+    );
+  } finally {
+    await gateway.stop();
+    await postgres.stop();
+    await idp.close();
+  }
+}
+
+/** `clients` loops calling `work` back to back for SECONDS; latencies and the rate. */
+async function closedLoop(clients: number, work: (client: number) => Promise<void>) {
+  const samples: number[] = [];
+  const until = performance.now() + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      while (performance.now() < until) {
+        const t0 = performance.now();
+        await work(client);
+        samples.push(performance.now() - t0);
+      }
+    }),
+  );
+  return { ...summarise(samples), perSecond: roundToTenth(samples.length / SECONDS) };
+}
+
+/** Each client refreshes its own chain: the newest refresh token each time. */
+function refreshLoad(url: string, firstTokens: readonly string[]) {
+  const chains = [...firstTokens];
+  return closedLoop(chains.length, async (client) => {
+    const res = await postJson(url, { refreshToken: chains[client] });
+    chains[client] = ((await res.json()) as { refreshToken: string }).refreshToken;
+  });
+}
+
+await main();
