@@ -5,6 +5,7 @@ import { authErrors } from './errors.ts';
 import { authManifest } from './manifest.ts';
 import { registerAccountAdminRoutes } from './routes/account-admin-routes.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
+import { registerPageRoutes } from './routes/page-routes.ts';
 import { registerSessionRoutes } from './routes/session-routes.ts';
 import { directoryFromConfig } from './service/directory.ts';
 import { createLoginService } from './service/login.ts';
@@ -47,6 +48,7 @@ export const authPlugin = definePlugin({
     });
     registerAccountRoutes(ctx, { deployment, hasher, denylist: loadDenylist(), throttle });
     registerAccountAdminRoutes(ctx, { accounts });
+    registerPageRoutes(ctx, deployment);
     ctx.logger.info(
       {
         authMode: deployment.mode,
