@@ -34,7 +34,7 @@ let browser: Browser | undefined;
 beforeAll(async () => {
   db = await createTestDatabase();
   if (executablePath) browser = await launchChromium(executablePath);
-}, LAUNCH_WAIT_MS * 2);
+}, LAUNCH_WAIT_MS * 3);
 afterAll(async () => {
   await browser?.close();
   await db?.drop();
