@@ -262,6 +262,8 @@ describe('the pages over HTTP', () => {
   it('never cache a page, and serve its files for good with a content hash and an ETag', async () => {
     const page = await fetch(`${gateway.url}/auth/callback`);
     expect(page.headers.get('cache-control')).toBe('no-store');
+    // The core's policy: the callback URL's code never leaves in a Referer when the page loads its files.
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     expect(page.headers.get('content-security-policy')).toContain("form-action 'none'");
     const html = await page.text();
     const script = /src="(\/auth\/assets\/callback\.js\?v=([0-9a-f]{16}))"/.exec(html);
