@@ -27,6 +27,13 @@ export function routeHints(config: { webhookVerifyToken: string }): Record<strin
         })
         .map((message) => textMessage(message) as FuzzJson),
     },
+    // The login page (plugins/auth/README.md, "Login pages"): any returnTo must render as a same-origin path.
+    'GET /login': {
+      query: fc.record({
+        returnTo: fc.oneof(fc.string({ maxLength: 300 }), fc.webUrl(), fc.constant('//evil.example')),
+        local: fc.constantFrom('1', '0', ''),
+      }),
+    },
     // The subscription challenge: right or wrong token.
     'GET /webhook/chat': {
       query: fc.record({

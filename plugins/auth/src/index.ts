@@ -17,6 +17,7 @@ import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerDeviceRoutes } from './routes/device-routes.ts';
 import { registerMethodsRoutes } from './routes/methods-routes.ts';
 import { registerOidcRoutes } from './routes/oidc-routes.ts';
+import { registerPageRoutes } from './routes/page-routes.ts';
 import { registerSessionRoutes } from './routes/session-routes.ts';
 import { canonicalEmail } from './domain/email.ts';
 import { createDeviceTokens } from './service/device-tokens.ts';
@@ -64,7 +65,7 @@ export const authPlugin = definePlugin({
     });
     registerAccountRoutes(ctx, { deployment, hasher, denylist: loadDenylist(), throttle });
     registerAccountAdminRoutes(ctx, { accounts });
-
+    registerPageRoutes(ctx, deployment);
     await registerSingleSignOn(ctx, { deployment, accounts, throttle });
     ctx.logger.info(
       {

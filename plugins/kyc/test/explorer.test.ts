@@ -3,14 +3,14 @@
  * playwright-core, opens GET /docs under the page's own Content-Security-Policy (never bypassed), authorizes
  * with a sandbox API key and runs "Try it out" on initiate against the running gateway.
  */
-import { chromium, type Browser, type Page, type Request } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import type { TestGateway } from '../../../test/support/gateway.ts';
 import { createKey, createTenant, startKycGateway } from '../../../test/support/kyc.ts';
-import { requireTool } from '../../../test/support/tools.ts';
+import { findChromium, launchChromium, LAUNCH_WAIT_MS } from '../../../test/support/browser.ts';
 
-const executablePath = await requireTool('chromium', 'chromium');
+const executablePath = await findChromium();
 
 /**
  * How long the page may take to render or react: Swagger UI is a large bundle, and on a loaded 2-core
@@ -29,19 +29,8 @@ beforeAll(async () => {
   const tenant = await createTenant(gateway, { name: 'Explorer sandbox', sandbox: true });
   sandboxKey = (await createKey(gateway, tenant.id)).key;
   if (!executablePath) return;
-  browser = await chromium.launch({
-    executablePath,
-    timeout: PAGE_WAIT_MS,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-    ],
-  });
-}, 2 * PAGE_WAIT_MS);
+  browser = await launchChromium(executablePath);
+}, 3 * LAUNCH_WAIT_MS);
 afterAll(async () => {
   await browser?.close();
   await gateway?.close();
