@@ -95,10 +95,10 @@ async function prepareCodes(idp: TestIdp, count: number): Promise<PreparedCode[]
   return codes.slice(0, count);
 }
 
-async function postJson(url: string, body: unknown): Promise<Response> {
+async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
@@ -134,6 +134,9 @@ async function main(): Promise<void> {
       OIDC_CLIENT_ID: 'gatehouse',
       OIDC_APP_SCHEMES: APP_SCHEME,
       TOKEN_FREE_FAILURES_PER_IP: '100000',
+      // The refresh clients may say which address they are (X-Forwarded-For from loopback), as apps behind a
+      // load balancer are: one address for all, or one each.
+      TRUST_PROXY: 'loopback',
       GATEWAY_PLUGINS: 'auth',
       DATABASE_URL: postgres.url,
       HOST: '127.0.0.1',
@@ -177,9 +180,12 @@ async function main(): Promise<void> {
       tokens.push(((await res.json()) as { refreshToken: string }).refreshToken);
     });
 
-    const refresh = await refreshLoad(
-      `${gateway.url}/api/v1/auth/token/refresh`,
-      tokens.slice(0, REFRESH_CLIENTS),
+    const refreshUrl = `${gateway.url}/api/v1/auth/token/refresh`;
+    const refresh = await refreshLoad(refreshUrl, tokens.slice(0, REFRESH_CLIENTS), false);
+    const refreshEachAddress = await refreshLoad(
+      refreshUrl,
+      tokens.slice(REFRESH_CLIENTS, 2 * REFRESH_CLIENTS),
+      true,
     );
     const health = await closedLoop(REFRESH_CLIENTS, async () => {
       const res = await fetch(`${gateway.url}/health`);
@@ -201,7 +207,13 @@ async function main(): Promise<void> {
             providerDirect: direct,
             p99Ratio: roundToTenth(exchange.p99Ms / direct.p99Ms),
           },
-          refresh: { refresh, health, p99Ratio: roundToTenth(refresh.p99Ms / health.p99Ms) },
+          refresh: {
+            oneAddress: refresh,
+            addressEach: refreshEachAddress,
+            health,
+            p99Ratio: roundToTenth(refresh.p99Ms / health.p99Ms),
+            p99RatioAddressEach: roundToTenth(refreshEachAddress.p99Ms / health.p99Ms),
+          },
         },
         null,
         2,
@@ -230,11 +242,15 @@ async function closedLoop(clients: number, work: (client: number) => Promise<voi
   return { ...summarise(samples), perSecond: roundToTenth(samples.length / SECONDS) };
 }
 
-/** Each client refreshes its own chain: the newest refresh token each time. */
-function refreshLoad(url: string, firstTokens: readonly string[]) {
+/**
+ * Each client refreshes its own chain: the newest refresh token each time; from one address for all, or from an
+ * address each (`X-Forwarded-For`: the per-address limit's counter is one row per address).
+ */
+function refreshLoad(url: string, firstTokens: readonly string[], addressEach: boolean) {
   const chains = [...firstTokens];
   return closedLoop(chains.length, async (client) => {
-    const res = await postJson(url, { refreshToken: chains[client] });
+    const headers: Record<string, string> = addressEach ? { 'x-forwarded-for': `10.0.${client}.1` } : {};
+    const res = await postJson(url, { refreshToken: chains[client] }, headers);
     chains[client] = ((await res.json()) as { refreshToken: string }).refreshToken;
   });
 }
