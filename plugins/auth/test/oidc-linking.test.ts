@@ -216,6 +216,30 @@ describe('what ends an account’s sign-ins ends its device tokens', () => {
     expect([refresh.status, await problemCode(refresh)]).toEqual([401, 'auth.refresh.invalid']);
   });
 
+  it('a password change keeps the session that made it and ends the device sign-ins', async () => {
+    // Grace has a local password and, since the first suite, a linked identity.
+    idp.accounts.set('grace-sub', { email: 'grace@example.com', email_verified: true });
+    const pair = await devicePair('grace-sub');
+    const login = await postJson(gateway.url, '/auth/login', {
+      email: 'grace@example.com',
+      password: 'a long local password',
+    });
+    expect(login.status).toBe(200);
+    const change = await postJson(
+      gateway.url,
+      '/api/v1/auth/password',
+      { currentPassword: 'a long local password', newPassword: 'another long local password' },
+      { cookie: `authjs.session-token=${sessionCookieOf(login)}`, origin: APP },
+    );
+    expect(change.status, await change.clone().text()).toBe(204);
+    expect((await gated(sessionCookieOf(login))).status).toBe(200);
+    expect((await gated(pair.accessToken)).status).toBe(401);
+    const refresh = await postJson(gateway.url, '/api/v1/auth/token/refresh', {
+      refreshToken: pair.refreshToken,
+    });
+    expect(refresh.status).toBe(401);
+  });
+
   it('a user lists their device sign-ins and ends one', async () => {
     idp.accounts.set('kay-sub', { email: 'kay@example.com', email_verified: true });
     const pair = await devicePair('kay-sub');

@@ -16,6 +16,8 @@ import { startTestIdp, type TestIdp } from '../../../test/support/oidc-idp.ts';
 // A loopback address: oidc-provider takes a custom-scheme (app) and an http callback together only for a native
 // client, whose http callbacks must be loopback IPs (Keycloak, Entra ID and Okta allow both on one client as is).
 const APP = 'http://127.0.0.1:3000';
+/** Every code, state, flow cookie and token the suites saw: none may appear in a log line or an audit row. */
+const secrets = new Set<string>(['gatehouse-client-secret']);
 const CALLBACK = `${APP}/auth/callback`;
 let db: TestDatabase;
 let idp: TestIdp;
@@ -47,6 +49,8 @@ async function browserSignIn(subject: string, returnTo = '/inbox') {
   const flowCookie = /^gatehouse\.oidc-flow=([^;]+)/.exec(start.headers.get('set-cookie') ?? '')?.[1] ?? '';
   const landed = await idp.signIn(start.headers.get('location') as string, subject);
   if (!('callback' in landed)) throw new Error(`the provider refused: ${landed.error}`);
+  for (const key of ['code', 'state']) secrets.add(landed.callback.searchParams.get(key) ?? '');
+  secrets.add(flowCookie);
   return { callback: landed.callback, flowCookie };
 }
 
@@ -198,6 +202,7 @@ describe('device sign-in', () => {
     const res = await appSignIn('ada-sub');
     expect(res.status, await res.clone().text()).toBe(200);
     const pair = (await res.json()) as { accessToken: string; refreshToken: string; tokenType: string };
+    secrets.add(pair.accessToken).add(pair.refreshToken);
     expect(pair.tokenType).toBe('Bearer');
     expect(sessionCookieOf(res)).toBe('');
     expect((await gatedIdentity(pair.accessToken)).status).toBe(200);
@@ -280,6 +285,16 @@ describe('device sign-in', () => {
       code_challenge_method: 'S256',
     }).toString();
     expect(await idp.signIn(authorize.href, 'ada-sub')).toEqual({ error: 'invalid_redirect_uri' });
+  });
+});
+
+describe('what the suites above left in the logs and the audit trail', () => {
+  it('holds no code, state, flow cookie, token or client secret', async () => {
+    const { rows } = await db.pool.query<{ payload: unknown }>('SELECT payload FROM audit_log');
+    const written = JSON.stringify(rows) + JSON.stringify(gateway.logs());
+    expect(rows.length).toBeGreaterThan(10);
+    const leaked = [...secrets].filter((secret) => secret.length >= 16 && written.includes(secret));
+    expect(leaked).toEqual([]);
   });
 });
 
