@@ -9,7 +9,6 @@
  * Codes are made before the timed part (the provider's login pages are not what is measured). Output: JSON on
  * stdout. Options (env): BENCH_EXCHANGES (default 400), BENCH_SECONDS (refresh window, default 10).
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +16,12 @@ import * as oidc from 'openid-client';
 import { roundToTenth, summarise } from './lib/latency.ts';
 import { startBenchPostgres } from './lib/postgres.ts';
 import { freePort, startProcess } from './lib/processes.ts';
-import { startTestIdp, type TestIdp } from '../test/support/oidc-idp.ts';
+import {
+  appAuthorization,
+  startTestIdp,
+  type AppAuthorization,
+  type TestIdp,
+} from '../test/support/oidc-idp.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const EXCHANGES = Number(process.env.BENCH_EXCHANGES ?? 400);
@@ -29,13 +33,6 @@ const REFRESH_CLIENTS = 50;
 const APP_SCHEME = 'com.example.bench';
 const APP_CALLBACK = `${APP_SCHEME}://auth/callback`;
 
-interface PreparedCode {
-  code: string;
-  iss: string;
-  verifier: string;
-  nonce: string;
-}
-
 /**
  * Exchanges `count` codes with `concurrency` in flight, `work` timing one each; codes are made in batches just
  * before their use (a code lives 60 s, and making them is slower than using them). Only `work` is timed.
@@ -44,7 +41,7 @@ async function timedExchanges(
   idp: TestIdp,
   count: number,
   concurrency: number,
-  work: (code: PreparedCode) => Promise<void>,
+  work: (code: AppAuthorization) => Promise<void>,
 ) {
   const samples: number[] = [];
   let busyMs = 0;
@@ -55,7 +52,7 @@ async function timedExchanges(
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
         while (next < batch.length) {
-          const code = batch[next++] as PreparedCode;
+          const code = batch[next++] as AppAuthorization;
           const t0 = performance.now();
           await work(code);
           samples.push(performance.now() - t0);
@@ -67,29 +64,13 @@ async function timedExchanges(
   return { ...summarise(samples), perSecond: roundToTenth(samples.length / (busyMs / 1000)) };
 }
 
-/** Codes for the app callback, signed in at the provider ahead of the timed part (a code lives 60 s). */
-async function prepareCodes(idp: TestIdp, count: number): Promise<PreparedCode[]> {
-  const codes: PreparedCode[] = [];
+/** Codes for the app callback, each signed in at the provider by one of 50 users. */
+async function prepareCodes(idp: TestIdp, count: number): Promise<AppAuthorization[]> {
+  const codes: AppAuthorization[] = [];
   await Promise.all(
     Array.from({ length: 8 }, async () => {
-      while (codes.length < count) {
-        const verifier = randomBytes(48).toString('base64url');
-        const nonce = randomBytes(16).toString('base64url');
-        const authorize = new URL(`${idp.issuer}/auth`);
-        authorize.search = new URLSearchParams({
-          response_type: 'code',
-          client_id: 'gatehouse',
-          redirect_uri: APP_CALLBACK,
-          scope: 'openid email',
-          nonce,
-          code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-          code_challenge_method: 'S256',
-        }).toString();
-        const landed = await idp.signIn(authorize.href, `user-${codes.length % 50}`);
-        if (!('callback' in landed)) throw new Error(landed.error);
-        const query = landed.callback.searchParams;
-        codes.push({ code: query.get('code') ?? '', iss: query.get('iss') ?? '', verifier, nonce });
-      }
+      while (codes.length < count)
+        codes.push(await appAuthorization(idp, `user-${codes.length % 50}`, APP_CALLBACK));
     }),
   );
   return codes.slice(0, count);
@@ -149,12 +130,8 @@ async function main(): Promise<void> {
   });
   try {
     const exchangeUrl = `${gateway.url}/api/v1/auth/oidc/exchange`;
-    const exchangeBody = (prepared: PreparedCode, device: string) => ({
-      code: prepared.code,
-      iss: prepared.iss,
-      codeVerifier: prepared.verifier,
-      nonce: prepared.nonce,
-      redirectUri: APP_CALLBACK,
+    const exchangeBody = (prepared: AppAuthorization, device: string) => ({
+      ...prepared,
       device: { id: device },
     });
     // Warm-up: the first exchanges fetch the provider's keys and fill the gateway's caches.
@@ -168,7 +145,7 @@ async function main(): Promise<void> {
       const callback = new URL(APP_CALLBACK);
       callback.search = new URLSearchParams({ code: p.code, iss: p.iss }).toString();
       await oidc.authorizationCodeGrant(config, callback, {
-        pkceCodeVerifier: p.verifier,
+        pkceCodeVerifier: p.codeVerifier,
         expectedNonce: p.nonce,
         idTokenExpected: true,
       });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
 import Provider, { type ClientMetadata } from 'oidc-provider';
@@ -173,4 +173,44 @@ async function driveSignIn(
     }
   }
   throw new Error('the sign-in did not come back to the client within 20 redirects');
+}
+
+/** The app's mobile callback the tests and the benchmark register. */
+export const APP_CALLBACK = 'com.example.app://auth/callback';
+
+/** What an app holds after the provider sent it back: the code, and the verifier and nonce it made. */
+export interface AppAuthorization {
+  code: string;
+  iss: string;
+  codeVerifier: string;
+  nonce: string;
+  redirectUri: string;
+}
+
+/**
+ * What a mobile app does before it calls the gateway: its own PKCE verifier and nonce, the authorize request
+ * with its callback, `subject` signing in at the provider, and the code it comes back with.
+ */
+export async function appAuthorization(
+  idp: TestIdp,
+  subject: string,
+  redirectUri = APP_CALLBACK,
+): Promise<AppAuthorization> {
+  const codeVerifier = randomBytes(48).toString('base64url');
+  const nonce = randomBytes(16).toString('base64url');
+  const authorize = new URL(`${idp.issuer}/auth`);
+  authorize.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: 'gatehouse',
+    redirect_uri: redirectUri,
+    scope: 'openid email profile',
+    state: randomBytes(16).toString('base64url'),
+    nonce,
+    code_challenge: createHash('sha256').update(codeVerifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  }).toString();
+  const landed = await idp.signIn(authorize.href, subject);
+  if (!('callback' in landed)) throw new Error(`the provider refused: ${landed.error}`);
+  const query = landed.callback.searchParams;
+  return { code: query.get('code') ?? '', iss: query.get('iss') ?? '', codeVerifier, nonce, redirectUri };
 }

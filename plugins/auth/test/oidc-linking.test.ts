@@ -4,7 +4,6 @@
  * by (issuer, subject) even after its email changes, the bootstrap admin is granted once, and what ends an
  * account's sign-ins ends its device tokens too. Also: discovery holds no secret, and the provider's key rotation.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
 import type { ClientMetadata } from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +16,12 @@ import { createSessionIssuer, systemClock } from '../../../test/support/core.ts'
 import { AUTH_SECRET, gateEnv, sign } from '../../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
 import { postJson, problemCode, sessionCookieOf } from '../../../test/support/http.ts';
-import { DEFAULT_CLIENT, startTestIdp, type TestIdp } from '../../../test/support/oidc-idp.ts';
+import {
+  appAuthorization,
+  DEFAULT_CLIENT,
+  startTestIdp,
+  type TestIdp,
+} from '../../../test/support/oidc-idp.ts';
 
 const APP = 'http://127.0.0.1:3000';
 const SECRET = 'a-client-secret-that-must-not-leak';
@@ -158,26 +162,8 @@ describe('the bootstrap admin', () => {
 
 describe('what ends an account’s sign-ins ends its device tokens', () => {
   async function devicePair(subject: string) {
-    const verifier = randomBytes(48).toString('base64url');
-    const nonce = randomBytes(16).toString('base64url');
-    const authorize = new URL(`${idp.issuer}/auth`);
-    authorize.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: 'gatehouse',
-      redirect_uri: 'com.example.app://auth/callback',
-      scope: 'openid email',
-      nonce,
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-    }).toString();
-    const landed = await idp.signIn(authorize.href, subject);
-    if (!('callback' in landed)) throw new Error(landed.error);
     const res = await postJson(gateway.url, '/api/v1/auth/oidc/exchange', {
-      code: landed.callback.searchParams.get('code'),
-      iss: landed.callback.searchParams.get('iss'),
-      codeVerifier: verifier,
-      nonce,
-      redirectUri: 'com.example.app://auth/callback',
+      ...(await appAuthorization(idp, subject)),
       device: { id: `device-${subject}` },
     });
     expect(res.status, await res.clone().text()).toBe(200);

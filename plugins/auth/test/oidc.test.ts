@@ -11,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { gateEnv, sign } from '../../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
 import { postJson, problemCode, sessionCookieOf } from '../../../test/support/http.ts';
-import { startTestIdp, type TestIdp } from '../../../test/support/oidc-idp.ts';
+import { appAuthorization, startTestIdp, type TestIdp } from '../../../test/support/oidc-idp.ts';
 
 // A loopback address: oidc-provider takes a custom-scheme (app) and an http callback together only for a native
 // client, whose http callbacks must be loopback IPs (Keycloak, Entra ID and Okta allow both on one client as is).
@@ -173,27 +173,9 @@ describe('the browser flow', () => {
 
 describe('device sign-in', () => {
   async function appSignIn(subject: string) {
-    const verifier = randomBytes(48).toString('base64url');
-    const nonce = randomBytes(16).toString('base64url');
-    const authorize = new URL(`${idp.issuer}/auth`);
-    authorize.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: 'gatehouse',
-      redirect_uri: 'com.example.app://auth/callback',
-      scope: 'openid email profile',
-      state: 'app-state',
-      nonce,
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-    }).toString();
-    const landed = await idp.signIn(authorize.href, subject);
-    if (!('callback' in landed)) throw new Error(landed.error);
+    const authorization = await appAuthorization(idp, subject);
     return postJson(gateway.url, '/api/v1/auth/oidc/exchange', {
-      code: landed.callback.searchParams.get('code'),
-      iss: landed.callback.searchParams.get('iss'),
-      codeVerifier: verifier,
-      nonce,
-      redirectUri: 'com.example.app://auth/callback',
+      ...authorization,
       device: { id: 'device-1', name: 'Ada’s phone', platform: 'ios' },
     });
   }
