@@ -195,7 +195,10 @@ describe('what ends an account’s sign-ins ends its device tokens', () => {
       },
     });
     expect(disable.status, await disable.clone().text()).toBe(200);
-    expect((await gated(pair.accessToken)).status).toBe(401);
+    // Every replica, this one too, refuses it once the revocation's notification arrives.
+    await expect
+      .poll(async () => (await gated(pair.accessToken)).status, { interval: 20, timeout: 10_000 })
+      .toBe(401);
     const refresh = await postJson(gateway.url, '/api/v1/auth/token/refresh', {
       refreshToken: pair.refreshToken,
     });
@@ -219,7 +222,10 @@ describe('what ends an account’s sign-ins ends its device tokens', () => {
     );
     expect(change.status, await change.clone().text()).toBe(204);
     expect((await gated(sessionCookieOf(login))).status).toBe(200);
-    expect((await gated(pair.accessToken)).status).toBe(401);
+    // Every replica, this one too, refuses it once the revocation's notification arrives.
+    await expect
+      .poll(async () => (await gated(pair.accessToken)).status, { interval: 20, timeout: 10_000 })
+      .toBe(401);
     const refresh = await postJson(gateway.url, '/api/v1/auth/token/refresh', {
       refreshToken: pair.refreshToken,
     });
@@ -240,7 +246,10 @@ describe('what ends an account’s sign-ins ends its device tokens', () => {
       headers: { authorization: `Bearer ${pair.accessToken}` },
     });
     expect(ended.status).toBe(204);
-    expect((await gated(pair.accessToken)).status).toBe(401);
+    // Every replica, this one too, refuses it once the revocation's notification arrives.
+    await expect
+      .poll(async () => (await gated(pair.accessToken)).status, { interval: 20, timeout: 10_000 })
+      .toBe(401);
   });
 });
 

@@ -206,7 +206,10 @@ describe('device sign-in', () => {
       refreshToken: pair.refreshToken,
     });
     expect([reuse.status, await problemCode(reuse)]).toEqual([401, 'auth.refresh.invalid']);
-    expect((await gatedIdentity(next.accessToken)).status).toBe(401);
+    // Every replica, this one too, refuses it once the revocation's notification arrives.
+    await expect
+      .poll(async () => (await gatedIdentity(next.accessToken)).status, { interval: 20, timeout: 10_000 })
+      .toBe(401);
     const newest = await postJson(gateway.url, '/api/v1/auth/token/refresh', {
       refreshToken: next.refreshToken,
     });
