@@ -189,11 +189,14 @@ function applyMultiValued(container: JsonObject, target: AttributeTarget, operat
     container[name] = wholeList(target.attribute, items, operation);
     return;
   }
-  const matches = items.filter((item) => target.filter === undefined || matchesAll(item, target.filter));
+  // A set: a filter may select most of a group of 100,000 members, and each value is looked up once.
+  const matches = new Set(
+    items.filter((item) => target.filter === undefined || matchesAll(item, target.filter)),
+  );
   if (operation.op === 'remove') {
     container[name] = target.sub
-      ? items.map((item) => (matches.includes(item) ? without(item, target.sub as Attribute) : item))
-      : items.filter((item) => !matches.includes(item));
+      ? items.map((item) => (matches.has(item) ? without(item, target.sub as Attribute) : item))
+      : items.filter((item) => !matches.has(item));
     return;
   }
   const value = operation.value ?? null;
@@ -201,11 +204,11 @@ function applyMultiValued(container: JsonObject, target: AttributeTarget, operat
     target.sub
       ? { ...item, [(target.sub as Attribute).name]: value }
       : { ...item, ...asComplex(target.attribute, value) };
-  if (matches.length === 0) {
+  if (matches.size === 0) {
     container[name] = [...items, update(equalities(target.filter ?? []))];
     return;
   }
-  container[name] = items.map((item) => (matches.includes(item) ? update(item) : item));
+  container[name] = items.map((item) => (matches.has(item) ? update(item) : item));
 }
 
 /** add appends, replace replaces the whole list, remove empties it (or, given values, removes just those). */
