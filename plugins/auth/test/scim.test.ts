@@ -372,7 +372,36 @@ describe('users', () => {
     const made = await scim('POST', '/Users', { userName: 'kept@example.com' });
     const id = made.body?.id as string;
     const group = await scim('POST', '/Groups', { displayName: 'Support', members: [{ value: id }] });
-    expect(await userStore.grantRole(db.pool, id, 'agent', 'admin-user-id')).toBe(true);
+    // The admin grants, through the admin API, the role the group already gives: it becomes the admin's grant.
+    const rootId = await seedLocalAccount(db.pool, {
+      email: 'root@example.com',
+      password: 'a long root password',
+      roles: ['*'],
+    });
+    const path = `/api/v1/admin/users/${id}/roles/agent`;
+    const session = await sessionStore.create(db.pool, {
+      userId: rootId,
+      ttlSeconds: 3600,
+      userAgent: null,
+      ip: null,
+      now: new Date(),
+    });
+    const granted = await fetch(`${gateway.url}${path}`, {
+      method: 'PUT',
+      headers: {
+        'x-internal-signature': sign({ method: 'PUT', url: path }),
+        'x-forwarded-session': await issuer.issue(
+          { sub: rootId, email: 'root@example.com', roles: ['*'], sid: session.id },
+          3600,
+        ),
+      },
+    });
+    expect(granted.status).toBe(200);
+    const { rows } = await db.pool.query<{ grantedBy: string }>(
+      `SELECT granted_by AS "grantedBy" FROM auth_user_roles WHERE user_id = $1 AND role = 'agent'`,
+      [id],
+    );
+    expect(rows).toEqual([{ grantedBy: rootId }]);
     await scim('DELETE', `/Groups/${group.body?.id as string}`);
     expect((await account('kept@example.com'))?.roles).toEqual(['agent']);
   });
