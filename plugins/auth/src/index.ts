@@ -32,9 +32,9 @@ import { createThrottle, throttleRules, type Throttle } from './service/throttle
 import type { AuthEnv } from './config.ts';
 
 /**
- * Sign-in: local passwords, LDAP and server-side sessions today; OIDC single sign-on, passkeys, TOTP and
- * break-glass second factors are planned (plugins/auth/README.md says what is built). AUTH_MODE selects
- * which sign-in methods load (deployment/validate.ts).
+ * Sign-in: local passwords, LDAP, server-side sessions and SCIM provisioning today; OIDC single sign-on,
+ * passkeys, TOTP and break-glass second factors are planned (plugins/auth/README.md says what is built).
+ * AUTH_MODE selects which sign-in methods load (deployment/validate.ts).
  */
 export const authPlugin = definePlugin({
   ...authManifest,
