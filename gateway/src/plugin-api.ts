@@ -15,7 +15,7 @@ export { definePlugin } from './plugin/types.ts';
 export type { PluginContext, PluginManifest } from './plugin/types.ts';
 export type { CommandContext, PluginCommand } from './plugin/command.ts';
 export { EX_USAGE, optionProblems, printResult, usageError } from './plugin/command.ts';
-export type { RouteRegistrar } from './plugin/route-table.ts';
+export type { ErrorFormat, RouteRegistrar } from './plugin/route-table.ts';
 export { migrationsDir } from './plugin/migrations-dir.ts';
 
 // Settings: the schemas of a plugin's environment variables, and the core settings `ctx.core` holds.

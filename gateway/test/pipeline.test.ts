@@ -126,6 +126,33 @@ describe('errors are problem+json', () => {
     expect((await problem(res)).code).toBe('validation.failed');
   });
 
+  it.each([
+    ['malformed JSON (the body step)', '{"fail":', {}, 400, 'request.malformed_json'],
+    ['a failed gate slot', '{"fail":false}', { 'x-fixture-deny': '1' }, 401, 'fixture.denied'],
+    ['text that cannot be stored', '{"fail":"a\\u0000b"}', {}, 400, 'request.invalid_text'],
+    ['a failed validation', '{"fail":"yes"}', {}, 400, 'validation.failed'],
+    ['the handler', '{"fail":true}', {}, 401, 'fixture.denied'],
+  ])(
+    'a route with its own error format answers %s in it, not in problem+json',
+    async (_what, body, headers, status, code) => {
+      const res = await fetch(`${gateway.url}/fixture/own-errors`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'own-format', ...headers },
+        body,
+      });
+      expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toBe('application/vnd.fixture-error+json; charset=utf-8');
+      expect(res.headers.get('x-request-id')).toBe('own-format');
+      expect(await res.json()).toEqual({ fault: code, status: String(status), requestId: 'own-format' });
+    },
+  );
+
+  it('a path no route matches stays problem+json beside a route with its own format', async () => {
+    const res = await fetch(`${gateway.url}/fixture/own-errors/nothing`, json({ fail: true }));
+    expect(res.status).toBe(404);
+    expect((await problem(res)).code).toBe('request.not_found');
+  });
+
   it.each(['/fixture/throw', '/fixture/reject'])(
     '%s: a thrown error → 500 internal with no details; logged with the request id',
     async (path) => {

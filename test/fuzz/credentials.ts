@@ -2,8 +2,8 @@
  * The credentials of the fuzz suite's caller, added to each request as it is sent. In `enforce` mode the
  * caller holds every credential a route may ask for, so requests get past authentication into validation,
  * handlers and SQL: gate layer 1 (the dashboard's HMAC over the exact bytes), gate layer 2 (a session token
- * of a gateway user holding the wildcard admin role `*`), a KYC API key, and a fresh signed-in session
- * cookie with the application's Origin for the cookie routes. In `warn` mode requests carry none of these;
+ * of a gateway user holding the wildcard admin role `*`), a KYC API key, a SCIM bearer token, and a fresh
+ * signed-in session cookie with the application's Origin for the cookie routes. In `warn` mode requests carry none of these;
  * some carry a session token an outside dashboard minted for an arbitrary `sub`.
  */
 import argon2 from 'argon2';
@@ -18,6 +18,7 @@ import { AUTH_SECRET, COOKIE, INTERNAL_SECRET, mintSession } from '../support/ga
 import type { WireRequest } from './raw-http.ts';
 import type { FuzzRequest } from './request-arbitrary.ts';
 import { canonical } from '../support/accounts.ts';
+import { createScimToken } from '../support/scim.ts';
 import { SESSION_HEADER } from '../../gateway/src/gate/gate.ts';
 
 /** The application's origin (APP_BASE_URL of the fuzzed gateway): cookie routes that change state need it. */
@@ -51,6 +52,7 @@ export async function createCaller(pool: pg.Pool): Promise<Caller> {
   if (!user) throw new Error('the fuzz admin exists already');
   await userStore.grantRole(pool, user.id, '*', 'fuzz-suite');
   const session = (await signIn(pool, issuer, user.id, email)).token;
+  const scimToken = (await createScimToken(pool, 'fuzz-suite')).token;
   let apiKey: string | undefined;
 
   return {
@@ -62,6 +64,7 @@ export async function createCaller(pool: pg.Pool): Promise<Caller> {
       const cookie = (await signIn(pool, issuer, user.id, email)).token;
       const headers: Record<string, string | string[]> = {
         ...(apiKey ? { 'x-api-key': apiKey } : {}),
+        authorization: `Bearer ${scimToken}`,
         origin: APP_ORIGIN,
         ...request.headers,
         cookie: [request.headers.cookie, `${COOKIE}=${cookie}`].filter(Boolean).join('; '),

@@ -14,7 +14,7 @@ import { UNMATCHED_TARGETS } from './route-targets.ts';
 
 const PROPERTIES = {
   clean:
-    'answers without a 5xx; refusals are problem+json with a code and requestId; no internals; nothing failed unseen',
+    'answers without a 5xx; refusals are problem+json with a code and requestId (or the error document a route declares); no internals; nothing failed unseen',
   noWrite: 'writes no row when it refuses a request',
 } as const;
 
@@ -60,7 +60,7 @@ export async function defineFuzzSuite(mode: 'enforce' | 'warn', file: string): P
               }),
             timeoutMs,
           );
-        property(PROPERTIES.clean, answersCleanly(fuzz));
+        property(PROPERTIES.clean, answersCleanly(fuzz, target));
         property(PROPERTIES.noWrite, refusalWritesNothing(fuzz, counter));
       });
     }

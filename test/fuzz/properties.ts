@@ -6,6 +6,7 @@
 import type { FuzzGateway } from './fuzz-gateway.ts';
 import type { WireResponse } from './raw-http.ts';
 import type { FuzzRequest } from './request-arbitrary.ts';
+import type { FuzzTarget } from './route-targets.ts';
 import { responseProblems, type Problem } from './response-invariants.ts';
 import { changedTables, rowsSettled, type RowCounter } from './row-counts.ts';
 
@@ -20,18 +21,22 @@ export class Violation extends Error {
 }
 
 /**
- * Never a 5xx; every 4xx is problem+json with a code and the request id; no internals in any body; and
+ * Never a 5xx; every 4xx is problem+json with a code and the request id (or the route's own error document);
+ * no internals in any body; and
  * nothing failed on the way that the client cannot see (an audit row that could not be written, an
  * upstream call the gateway could not make).
  */
-export function answersCleanly(fuzz: FuzzGateway): (request: FuzzRequest) => Promise<void> {
+export function answersCleanly(
+  fuzz: FuzzGateway,
+  target: Pick<FuzzTarget, 'errorMediaType'>,
+): (request: FuzzRequest) => Promise<void> {
   return async (request) => {
     const res = await exchange(fuzz, request);
     // Audit rows are written after the answer: wait for them, so their failures are this request's.
     await fuzz.gateway.audit.flush();
     const logged = fuzz.log.take(String(res.headers['x-request-id'] ?? ''));
     const problems = [
-      ...responseProblems(request.method, res),
+      ...responseProblems(request.method, res, { errorMediaType: target.errorMediaType, path: request.path }),
       ...logged.failures.map((line) => ({
         what: `the gateway logged a failure for it: ${generalise(line)}`,
         detail: line,

@@ -16,6 +16,7 @@ export interface RouteHint {
 /** Hints given what the fuzzed gateway was configured with. */
 export function routeHints(config: { webhookVerifyToken: string }): Record<string, RouteHint> {
   return {
+    ...scimHints(),
     // The provider's webhook (plugins/messaging/README.md): a notification of one or more text messages.
     'POST /webhook/chat': {
       body: fc
@@ -42,5 +43,76 @@ export function routeHints(config: { webhookVerifyToken: string }): Record<strin
         'hub.challenge': fc.string({ maxLength: 20 }),
       }),
     },
+  };
+}
+
+const SCIM = '/api/v1/scim/v2';
+const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+
+/**
+ * SCIM requests as Entra ID and Okta shape them (plugins/auth/README.md, "SCIM provisioning"): users, groups
+ * with members, PatchOps with the paths and values identity providers send.
+ */
+function scimHints(): Record<string, RouteHint> {
+  const text = fc.string({ maxLength: 40 });
+  const user = fc.record(
+    {
+      schemas: fc.constant(['urn:ietf:params:scim:schemas:core:2.0:User']),
+      userName: fc.oneof(fc.emailAddress(), text),
+      externalId: text,
+      active: fc.oneof(fc.boolean(), fc.constantFrom('True', 'False')),
+      displayName: text,
+      name: fc.record({ givenName: text, familyName: text }, { requiredKeys: [] }),
+      emails: fc.array(
+        fc.record({ value: fc.emailAddress(), type: fc.constantFrom('work', 'home'), primary: fc.boolean() }),
+        { maxLength: 3 },
+      ),
+      password: text,
+    },
+    { requiredKeys: ['userName'] },
+  );
+  const members = fc.array(fc.record({ value: fc.uuid(), display: text }, { requiredKeys: ['value'] }), {
+    maxLength: 3,
+  });
+  const group = fc.record(
+    { schemas: fc.constant(['urn:ietf:params:scim:schemas:core:2.0:Group']), displayName: text, members },
+    { requiredKeys: ['displayName'] },
+  );
+  const operation = fc.record(
+    {
+      op: fc.constantFrom('add', 'remove', 'replace', 'Add', 'Replace', 'Remove'),
+      path: fc.constantFrom(
+        'active',
+        'userName',
+        'displayName',
+        'name.familyName',
+        'emails[type eq "work"].value',
+        'members',
+        'members[value eq "00000000-0000-4000-8000-000000000000"]',
+        'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager',
+        'id',
+      ),
+      value: fc.oneof(
+        fc.boolean(),
+        fc.constantFrom('False', 'True'),
+        text,
+        members,
+        fc.record({ active: fc.boolean(), displayName: text }, { requiredKeys: [] }),
+      ),
+    },
+    { requiredKeys: ['op'] },
+  );
+  const patch = fc.record({
+    schemas: fc.constant([PATCH_OP]),
+    Operations: fc.array(operation, { minLength: 1, maxLength: 4 }),
+  });
+  const asJson = (arbitrary: fc.Arbitrary<unknown>) => arbitrary as fc.Arbitrary<FuzzJson>;
+  return {
+    [`POST ${SCIM}/Users`]: { body: asJson(user) },
+    [`PUT ${SCIM}/Users/:id`]: { body: asJson(user) },
+    [`PATCH ${SCIM}/Users/:id`]: { body: asJson(patch) },
+    [`POST ${SCIM}/Groups`]: { body: asJson(group) },
+    [`PUT ${SCIM}/Groups/:id`]: { body: asJson(group) },
+    [`PATCH ${SCIM}/Groups/:id`]: { body: asJson(patch) },
   };
 }

@@ -20,6 +20,8 @@ export interface FuzzTarget {
   methods: string[];
   pattern: string;
   exempt: boolean;
+  /** The Content-Type of the route's errors when it answers in a protocol's own format (SCIM). */
+  errorMediaType?: string;
   params?: SchemaRef;
   query?: SchemaRef;
   body?: SchemaRef;
@@ -44,6 +46,7 @@ export function fuzzTargets(routes: readonly RouteSummary[], documents: readonly
       methods: route.methods,
       pattern: route.pattern,
       exempt: route.exempt,
+      ...(route.errorMediaType ? { errorMediaType: route.errorMediaType } : {}),
       params: declared.params ?? documented.params,
       query: declared.query ?? documented.query,
       body: declared.body ?? documented.body,

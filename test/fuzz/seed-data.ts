@@ -2,7 +2,7 @@
  * Rows for the fuzz suite to aim at, created through the gateway's own API before fuzzing: a KYC tenant with
  * an API key for the caller (kept out of the fuzzed ids, so no fuzzed request revokes the suite's own
  * key), another tenant with its key, verifications in several states with webhook deliveries, a second
- * user and a messaging conversation. Path parameters and id fields then hit rows that exist.
+ * user, a SCIM user in a SCIM group and a messaging conversation. Path parameters and id fields then hit rows that exist.
  */
 import argon2 from 'argon2';
 import type pg from 'pg';
@@ -68,6 +68,15 @@ export async function seedData(deps: {
     canonical('fuzz-user@example.com'),
     await argon2.hash('fuzz user password 1', ARGON2_PARAMS),
   );
+  // A SCIM user in a SCIM group, so the SCIM routes' ids hit rows that exist.
+  const scimUser = await call('POST', '/api/v1/scim/v2/Users', {
+    userName: 'fuzz-scim@example.com',
+    emails: [{ value: 'fuzz-scim@example.com', type: 'work', primary: true }],
+  });
+  await call('POST', '/api/v1/scim/v2/Groups', {
+    displayName: 'fuzz-group',
+    members: [{ value: scimUser.id }],
+  });
   await call(
     'POST',
     '/webhook/chat',

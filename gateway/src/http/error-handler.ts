@@ -35,7 +35,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-/** Writes a GatewayError as problem+json; if part of a response is already out, cuts the connection. */
+/**
+ * Writes a GatewayError as problem+json, or in the matched route's own error format; if part of a response
+ * is already out, cuts the connection.
+ */
 export function sendProblem(
   req: Request,
   res: Response,
@@ -50,6 +53,14 @@ export function sendProblem(
   res.status(error.status);
   res.setHeader(REQUEST_ID_HEADER, requestId);
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  // A route built to a protocol that fixes its own error document (SCIM) answers in it; the step-4 match
+  // is known for every error raised from the body step on.
+  const format = req.gatehouse?.route?.errorFormat;
+  if (format) {
+    res.setHeader('Content-Type', `${format.mediaType}; charset=utf-8`);
+    res.end(JSON.stringify(format.render(error, requestId)));
+    return;
+  }
   res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
   res.end(JSON.stringify(toProblem(error, requestId)));
 }

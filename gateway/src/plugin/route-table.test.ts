@@ -60,4 +60,12 @@ describe('RouteTable', () => {
     table.registrar('a').add({ method: 'PUT', path: '/things/:id', schema: { body }, handler });
     expect(table.list()[0]?.schema?.body).toBe(body);
   });
+
+  it("lists a route's own error media type, so tests know which error document to expect", () => {
+    const table = new RouteTable();
+    const errorFormat = { mediaType: 'application/scim+json', render: () => ({}) };
+    table.registrar('a').add({ method: 'GET', path: '/scim/Users', errorFormat, handler });
+    expect(table.list()[0]?.errorMediaType).toBe('application/scim+json');
+    expect(table.find('GET', '/scim/Users')?.route.errorFormat).toBe(errorFormat);
+  });
 });

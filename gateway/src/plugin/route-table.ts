@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import FindMyWay from 'find-my-way';
 import type { z } from 'zod';
 import { coreErrors } from '../errors/core-errors.ts';
-import type { ValidationIssue } from '../errors/gateway-error.ts';
+import type { GatewayError, ValidationIssue } from '../errors/gateway-error.ts';
 import { findUnstorableText } from '../http/client-text.ts';
 
 /**
@@ -14,6 +14,19 @@ import { findUnstorableText } from '../http/client-text.ts';
  */
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/**
+ * A protocol's own error document, for routes whose clients are built against a standard that fixes it (SCIM
+ * answers with RFC 7644's error schema, not problem+json). It renders every error of a request that matched
+ * the route, from the body step on: malformed or too deep JSON, the text guard, `authenticate`, validation
+ * and the handler. The status, `X-Request-Id` and the error's headers are the same as problem+json's.
+ */
+export interface ErrorFormat {
+  /** The Content-Type of the error responses, without parameters (`application/scim+json`). */
+  readonly mediaType: string;
+  /** The JSON document for `error`; only catalogue data and `requestId` may go into it, as in problem+json. */
+  render(error: GatewayError, requestId: string): unknown;
+}
 
 export interface RouteInput<P, Q, B> {
   params: P;
@@ -42,6 +55,8 @@ export interface RouteDefinition<P = Record<string, string>, Q = unknown, B = un
    * pass bytes through untouched.
    */
   checkText?: boolean;
+  /** Answers this route's errors in a protocol's own format instead of problem+json (see ErrorFormat). */
+  errorFormat?: ErrorFormat;
   handler(req: Request, res: Response, input: RouteInput<P, Q, B>): unknown;
 }
 
@@ -51,6 +66,8 @@ export interface MatchedRoute {
   readonly pattern: string;
   readonly exempt: boolean;
   readonly sensitive: boolean;
+  /** Set when the route answers its errors in its own format; problem+json otherwise. */
+  readonly errorFormat?: ErrorFormat;
   invoke(req: Request, res: Response): unknown;
 }
 
@@ -78,6 +95,8 @@ export interface RouteSummary {
   pattern: string;
   exempt: boolean;
   sensitive: boolean;
+  /** The Content-Type of its error responses when it is not problem+json (see ErrorFormat). */
+  errorMediaType?: string;
   /** What the route validates before its handler runs (none: the handler reads the request itself). */
   schema?: RouteSchemas;
 }
@@ -137,6 +156,7 @@ export class RouteTable {
       pattern: definition.path,
       exempt: definition.exempt ?? false,
       sensitive: definition.sensitive ?? false,
+      ...(definition.errorFormat ? { errorFormat: definition.errorFormat } : {}),
       invoke: compileHandler(definition),
     };
     for (const method of methods) {
@@ -149,6 +169,7 @@ export class RouteTable {
       pattern: definition.path,
       exempt: route.exempt,
       sensitive: route.sensitive,
+      ...(definition.errorFormat ? { errorMediaType: definition.errorFormat.mediaType } : {}),
       ...(definition.schema ? { schema: definition.schema } : {}),
     });
   }

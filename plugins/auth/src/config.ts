@@ -10,6 +10,22 @@ import {
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
+/** A JSON object of directory group → gateway role (LDAP_GROUP_ROLES, SCIM_GROUP_ROLES); `{}` when unset. */
+function groupRoleMap(role: z.ZodType<string>) {
+  return z
+    .string()
+    .transform((value, ctx) => {
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of group → role' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string(), role))
+    .default({});
+}
+
 /**
  * The auth plugin's deployment settings (README, "Deployment settings"): the names are the contract with the
  * operator's AuthConfig, so they are used exactly as documented. APP_ENV and APP_BASE_URL are shared with the
@@ -58,18 +74,14 @@ export const authConfigSchema = z
       .default('(mail={email})'),
     LDAP_GROUP_BASE: z.string().min(1).optional(),
     /** Directory group (cn) → gateway role, e.g. {"support":"agent","it-admins":"users:admin"}. */
-    LDAP_GROUP_ROLES: z
-      .string()
-      .transform((value, ctx) => {
-        try {
-          return JSON.parse(value) as unknown;
-        } catch {
-          ctx.addIssue({ code: 'custom', message: 'must be a JSON object of group → role' });
-          return z.NEVER;
-        }
-      })
-      .pipe(z.record(z.string(), z.string()))
-      .default({}),
+    LDAP_GROUP_ROLES: groupRoleMap(z.string()),
+    /**
+     * SCIM group (displayName, exactly) → gateway role, e.g. {"Support":"agent","IT Admins":"users:admin"}
+     * (README, "SCIM provisioning"). Each role must be a valid role name.
+     */
+    SCIM_GROUP_ROLES: groupRoleMap(
+      z.string().regex(/^(?:\*|[a-z][a-z0-9_.:-]*)$/, 'each role is * or a role name (a-z, 0-9, _ . : -)'),
+    ),
     LDAP_START_TLS: boolean(false),
     LDAP_TIMEOUT_MS: integer(5_000, 100, 60_000),
     WEBAUTHN_RP_ID: z

@@ -50,4 +50,14 @@ export const authErrors = defineErrors({
   'auth.account.disabled': { status: 403, title: 'This account is disabled' },
   'auth.refresh.invalid': { status: 401, title: 'The refresh token is not valid' },
   'auth.device.not_found': { status: 404, title: 'No such device sign-in' },
+  // SCIM provisioning (README, "SCIM provisioning"): answered in SCIM's error document, each with its scimType.
+  'auth.scim.unauthorized': { status: 401, title: 'A valid SCIM bearer token is required' },
+  'auth.scim.not_found': { status: 404, title: 'No such SCIM resource' },
+  'auth.scim.invalid_filter': { status: 400, title: 'The filter is malformed or not supported' },
+  'auth.scim.invalid_syntax': { status: 400, title: 'The request is not a SCIM request the gateway reads' },
+  'auth.scim.invalid_value': { status: 400, title: 'A value is missing or not valid' },
+  'auth.scim.invalid_path': { status: 400, title: 'The PATCH path is malformed' },
+  'auth.scim.no_target': { status: 400, title: 'The PATCH operation names no target' },
+  'auth.scim.mutability': { status: 400, title: 'The attribute cannot be changed' },
+  'auth.scim.uniqueness': { status: 409, title: 'The userName or the email address is taken' },
 });

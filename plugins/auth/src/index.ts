@@ -2,14 +2,14 @@ import {
   BootError,
   definePlugin,
   migrationsDir,
-  startLoop,
   type PluginContext,
+  startFailureAudit,
+  startLoop,
 } from '../../../gateway/src/plugin-api.ts';
 import { createAdminCommand } from './cli/create-admin.ts';
+import { scimTokenCommands } from './cli/scim-token.ts';
 import { deploymentOf, type AuthEnv } from './config.ts';
 import type { AuthDeployment } from './deployment/validate.ts';
-import type { AccountCache } from './service/account-cache.ts';
-import type { Throttle } from './service/throttle.ts';
 import { authErrors } from './errors.ts';
 import { authManifest } from './manifest.ts';
 import { registerAccountAdminRoutes } from './routes/account-admin-routes.ts';
@@ -18,8 +18,13 @@ import { registerDeviceRoutes } from './routes/device-routes.ts';
 import { registerMethodsRoutes } from './routes/methods-routes.ts';
 import { registerOidcRoutes } from './routes/oidc-routes.ts';
 import { registerPageRoutes } from './routes/page-routes.ts';
+import { scimAuthentication } from './routes/scim/scim-authentication.ts';
+import { registerScimDiscoveryRoutes } from './routes/scim/scim-discovery-routes.ts';
+import { registerScimResourceRoutes } from './routes/scim/scim-routes.ts';
+import { SCIM_BASE_PATH, scimErrorFormat } from './routes/scim/scim-wire.ts';
 import { registerSessionRoutes } from './routes/session-routes.ts';
 import { canonicalEmail } from './domain/email.ts';
+import type { AccountCache } from './service/account-cache.ts';
 import { createDeviceTokens } from './service/device-tokens.ts';
 import { directoryFromConfig } from './service/directory.ts';
 import { discoverIdentityProvider } from './service/identity-provider.ts';
@@ -28,20 +33,25 @@ import { createLoginService } from './service/login.ts';
 import { loadDenylist } from './service/password-denylist.ts';
 import { createPasswordHasher } from './service/password-hasher.ts';
 import { createSessionResolver } from './service/session-resolver.ts';
+import { createScimGroupService } from './service/scim/group-service.ts';
+import { syncAllGroupRoles } from './service/scim/role-sync.ts';
+import type { ScimDeps } from './service/scim/scim-context.ts';
+import { createScimTokenAuthenticator } from './service/scim/token-authenticator.ts';
+import { createScimUserService } from './service/scim/user-service.ts';
 import { startSessionState } from './service/session-state.ts';
-import { createThrottle, throttleRules } from './service/throttle.ts';
+import { createThrottle, throttleRules, type Throttle } from './service/throttle.ts';
 import { oidcFlowStore } from './store/oidc-flow-store.ts';
 
 /**
- * Sign-in: local passwords, LDAP, OIDC single sign-on with device tokens, and server-side sessions; passkeys,
- * TOTP and break-glass second factors are planned (plugins/auth/README.md says what is built). AUTH_MODE selects
- * which sign-in methods load (deployment/validate.ts).
+ * Sign-in: local passwords, LDAP, OIDC single sign-on with device tokens, SCIM provisioning and server-side
+ * sessions; passkeys, TOTP and break-glass second factors are planned (plugins/auth/README.md says what is built).
+ * AUTH_MODE selects which sign-in methods load (deployment/validate.ts).
  */
 export const authPlugin = definePlugin({
   ...authManifest,
   migrations: migrationsDir('auth'),
   errors: authErrors,
-  commands: [createAdminCommand],
+  commands: [createAdminCommand, ...scimTokenCommands],
   async register(ctx) {
     const deployment = deploymentOf(ctx.config);
 
@@ -67,6 +77,7 @@ export const authPlugin = definePlugin({
     registerAccountAdminRoutes(ctx, { accounts });
     registerPageRoutes(ctx, deployment);
     await registerSingleSignOn(ctx, { deployment, accounts, throttle });
+    await registerScim(ctx, { accounts, throttle });
     ctx.logger.info(
       {
         authMode: deployment.mode,
@@ -136,5 +147,53 @@ async function registerSingleSignOn(
       },
     });
     ctx.hooks.onClose(() => sweep.stop());
+  }
+}
+
+/**
+ * SCIM 2.0 provisioning (README, "SCIM provisioning"): the Users, Groups and discovery endpoints behind a SCIM
+ * bearer token, and, at boot, the group roles brought in line with SCIM_GROUP_ROLES.
+ */
+async function registerScim(
+  ctx: PluginContext<AuthEnv>,
+  deps: { accounts: Pick<AccountCache, 'invalidate'>; throttle: Throttle },
+): Promise<void> {
+  const scim: ScimDeps = {
+    db: ctx.db,
+    clock: ctx.clock,
+    audit: ctx.audit,
+    accounts: deps.accounts,
+    groupRoles: ctx.config.SCIM_GROUP_ROLES,
+    locations: { base: scimBase(ctx.config.APP_BASE_URL) },
+  };
+  await syncAllGroupRoles({ db: ctx.db, logger: ctx.logger, audit: ctx.audit, groupRoles: scim.groupRoles });
+  const failures = startFailureAudit({
+    audit: ctx.audit,
+    clock: ctx.clock,
+    onClose: (fn) => ctx.hooks.onClose(fn),
+  });
+  const common = {
+    exempt: true,
+    authenticate: scimAuthentication({
+      tokens: createScimTokenAuthenticator({ db: ctx.db, clock: ctx.clock }),
+      throttle: deps.throttle,
+      failures,
+    }),
+    errorFormat: scimErrorFormat,
+  } as const;
+  registerScimResourceRoutes(ctx.routes, common, {
+    users: createScimUserService(scim),
+    groups: createScimGroupService(scim),
+  });
+  registerScimDiscoveryRoutes(ctx.routes, common, scim.locations);
+}
+
+/** Where the SCIM resources live, for `meta.location`: APP_BASE_URL's origin, else the path alone. */
+function scimBase(appBaseUrl: string | undefined): string {
+  if (appBaseUrl === undefined) return SCIM_BASE_PATH;
+  try {
+    return `${new URL(appBaseUrl).origin}${SCIM_BASE_PATH}`;
+  } catch {
+    return SCIM_BASE_PATH;
   }
 }

@@ -20,9 +20,10 @@ export interface Attempt {
 }
 
 /**
- * Brute-force limits on login and registration (README, "Brute-force limits"): per account and per client
- * address, counted in Postgres so every replica shares them; a soft exponential delay past a free
- * allowance, never a permanent lockout; refused requests get 429 `auth.rate_limited` with Retry-After.
+ * Brute-force limits on login, registration and SCIM bearer tokens (README, "Brute-force limits"): per
+ * account and per client address, counted in Postgres so every replica shares them; a soft exponential
+ * delay past a free allowance, never a permanent lockout; refused requests get 429 `auth.rate_limited` with
+ * Retry-After.
  * Unknown emails are counted like known ones, so the limit reveals nothing.
  *
  * An attempt is reserved before its password is hashed (README, "Brute-force limits"): a burst of parallel
@@ -33,11 +34,13 @@ export function createThrottle(deps: {
   clock: Clock;
   rules: Record<ThrottleRule, BackoffRule>;
 }) {
+  // SCIM requests refused for their token share the per-address allowance of logins: both are guesses.
   const rules: Record<AttemptScope, BackoffRule> = {
     'login:account': deps.rules.account,
     'login:ip': deps.rules.ip,
     'register:ip': deps.rules.register,
     'token:ip': deps.rules.token,
+    'scim:ip': deps.rules.ip,
   };
   const ruleOf = (scope: AttemptScope) => rules[scope];
   const giveBack = async (attempts: readonly ReservedAttempt[]) => {

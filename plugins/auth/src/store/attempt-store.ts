@@ -1,7 +1,8 @@
 import type { Database } from '../../../../gateway/src/plugin-api.ts';
 import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
-export type AttemptScope = 'login:account' | 'login:ip' | 'register:ip' | 'token:ip';
+/** What is counted, per what: sign-ins, registrations, token requests, SCIM requests refused for their bearer token. */
+export type AttemptScope = 'login:account' | 'login:ip' | 'register:ip' | 'token:ip' | 'scim:ip';
 
 export interface BackoffRule {
   /** Attempts allowed in a window before the delay starts. */

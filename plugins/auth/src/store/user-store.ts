@@ -1,4 +1,5 @@
 import { foldEmail, type CanonicalEmail } from '../domain/email.ts';
+import { SYNC_GRANTS } from '../domain/roles.ts';
 import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 export interface UserRow {
@@ -127,10 +128,17 @@ export const userStore = {
     return rowCount === 1;
   },
 
+  /**
+   * Grants a role by hand (an admin, the CLI). A role the user holds only through a directory sync (LDAP groups,
+   * SCIM groups) becomes this grant, so the sync, which removes only its own grants, keeps it when the groups
+   * stop giving it (docs/adr/0014-scim-provisioning.md). True when the grant is new or taken over.
+   */
   async grantRole(db: Queryable, userId: string, role: string, grantedBy: string): Promise<boolean> {
     const { rowCount } = await db.query(
-      'INSERT INTO auth_user_roles (user_id, role, granted_by) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-      [userId, role, grantedBy],
+      `INSERT INTO auth_user_roles (user_id, role, granted_by) VALUES ($1, $2, $3)
+       ON CONFLICT (user_id, role) DO UPDATE SET granted_by = EXCLUDED.granted_by, granted_at = now()
+        WHERE auth_user_roles.granted_by = ANY($4::text[])`,
+      [userId, role, grantedBy, SYNC_GRANTS],
     );
     return rowCount === 1;
   },
