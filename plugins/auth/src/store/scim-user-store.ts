@@ -169,16 +169,7 @@ export const scimUserStore = {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
        ON CONFLICT (user_id) DO UPDATE SET user_name = $2, user_name_key = $3, external_id = $4, active = $5,
          disabled_by_scim = $6, attributes = $7, created_at = $8, updated_at = $8, deleted_at = NULL`,
-      [
-        userId,
-        fields.userName,
-        fields.userNameKey,
-        fields.externalId,
-        fields.active,
-        fields.disabledByScim,
-        JSON.stringify(fields.attributes),
-        now,
-      ],
+      rowValues(userId, fields, now),
     );
   },
 
@@ -187,16 +178,7 @@ export const scimUserStore = {
       `UPDATE auth_scim_users SET user_name = $2, user_name_key = $3, external_id = $4, active = $5,
               disabled_by_scim = $6, attributes = $7, updated_at = $8
         WHERE user_id = $1`,
-      [
-        userId,
-        fields.userName,
-        fields.userNameKey,
-        fields.externalId,
-        fields.active,
-        fields.disabledByScim,
-        JSON.stringify(fields.attributes),
-        now,
-      ],
+      rowValues(userId, fields, now),
     );
   },
 
@@ -254,3 +236,17 @@ export const SCIM_USER_CONSTRAINTS = {
   userName: 'auth_scim_users_user_name_key',
   email: 'auth_users_email_key',
 } as const;
+
+/** The parameters $1-$8 of `upsert` and `update`, in their order. */
+function rowValues(userId: string, fields: ScimUserFields, now: Date): unknown[] {
+  return [
+    userId,
+    fields.userName,
+    fields.userNameKey,
+    fields.externalId,
+    fields.active,
+    fields.disabledByScim,
+    JSON.stringify(fields.attributes),
+    now,
+  ];
+}
