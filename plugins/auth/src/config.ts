@@ -63,6 +63,7 @@ export const authConfigSchema = z
     BOOTSTRAP_ADMIN_EMAIL: z.email({ error: 'must be an email address' }).optional(),
     AUTH_BREAK_GLASS: boolean(true),
     LDAP_ENABLED: boolean(false),
+    /** `mixed` (default) or `only`; checked with the other deployment rules (deployment/validate.ts). */
     LDAP_MODE: z.string().optional(),
     LDAP_URL: z.url({ protocol: /^ldaps?$/, error: 'must be an ldap:// or ldaps:// URL' }).optional(),
     LDAP_BIND_DN: z.string().min(1).optional(),
@@ -103,6 +104,15 @@ export const authConfigSchema = z
     REGISTER_FREE_ATTEMPTS_PER_IP: integer(10, 1, 100_000),
     ATTEMPT_WINDOW_SECONDS: integer(3_600, 60, 86_400),
     ATTEMPT_MAX_DELAY_SECONDS: integer(900, 1, 86_400),
+    /**
+     * Keys that seal TOTP secrets at rest (README, "TOTP"): comma-separated, at least 32 characters each; the first
+     * seals, every one opens (rotation). Unset: derived from AUTH_SECRET.
+     */
+    TOTP_ENCRYPTION_KEY: secret(
+      list([]).pipe(z.array(z.string().min(32, 'each key must have at least 32 characters'))),
+    ),
+    /** The issuer an authenticator app shows next to the account. */
+    TOTP_ISSUER: z.string().min(1).max(64).default('Gatehouse'),
     WEBAUTHN_ORIGINS: list([]).pipe(
       z.array(z.url({ protocol: /^https?$/, error: 'each entry must be an origin' })),
     ),

@@ -60,4 +60,31 @@ export const authErrors = defineErrors({
   'auth.scim.no_target': { status: 400, title: 'The PATCH operation names no target' },
   'auth.scim.mutability': { status: 400, title: 'The attribute cannot be changed' },
   'auth.scim.uniqueness': { status: 409, title: 'The userName or the email address is taken' },
+  // Second factors (README, "Second factors").
+  'auth.sign_in.expired': {
+    status: 401,
+    title: 'This sign-in is no longer waiting for a second factor: sign in again',
+  },
+  'auth.second_factor.invalid': { status: 401, title: 'The code is wrong or has been used' },
+  'auth.second_factor.not_fresh': {
+    status: 403,
+    title: 'Prove a second factor again first (step-up), then retry',
+  },
+  'auth.second_factor.enroll_not_allowed': {
+    status: 403,
+    title: 'This sign-in may not enroll a new factor: use the factor the account has',
+  },
+  'auth.totp.already_enrolled': {
+    status: 409,
+    title: 'The account already has an authenticator app; remove it first',
+  },
+  'auth.totp.not_enrolled': { status: 404, title: 'The account has no authenticator app' },
+  'auth.totp.directory_managed': {
+    status: 409,
+    title: 'The account is managed by a directory; its second factor lives with the identity provider',
+  },
+  'auth.recovery_codes.no_factor': {
+    status: 409,
+    title: 'Recovery codes need a second factor: enroll an authenticator app or a passkey first',
+  },
 });

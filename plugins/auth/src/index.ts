@@ -1,12 +1,15 @@
 import {
   BootError,
   definePlugin,
+  isDevelopment,
   migrationsDir,
   type PluginContext,
   startFailureAudit,
   startLoop,
 } from '../../../gateway/src/plugin-api.ts';
+import { randomBytes } from 'node:crypto';
 import { createAdminCommand } from './cli/create-admin.ts';
+import { resetFactorsCommand } from './cli/reset-factors.ts';
 import { scimTokenCommands } from './cli/scim-token.ts';
 import { deploymentOf, type AuthEnv } from './config.ts';
 import type { AuthDeployment } from './deployment/validate.ts';
@@ -23,6 +26,17 @@ import { registerScimDiscoveryRoutes } from './routes/scim/scim-discovery-routes
 import { registerScimResourceRoutes } from './routes/scim/scim-routes.ts';
 import { SCIM_BASE_PATH, scimErrorFormat } from './routes/scim/scim-wire.ts';
 import { registerSessionRoutes } from './routes/session-routes.ts';
+import { factorPrincipals } from './routes/factor-principal.ts';
+import { registerFactorRoutes } from './routes/factor-routes.ts';
+import { registerSecondFactorRoutes } from './routes/second-factor-routes.ts';
+import { signInCompletion } from './routes/sign-in-completion.ts';
+import { registerTotpRoutes } from './routes/totp-routes.ts';
+import { webSessions } from './routes/web-session.ts';
+import { adminReadinessWarnings } from './service/admin-readiness.ts';
+import { createSecondFactors, type SecondFactors } from './service/second-factors.ts';
+import { createSecretBox } from './service/secret-box.ts';
+import { createTotp } from './service/totp.ts';
+import { pendingSignInStore } from './store/pending-sign-in-store.ts';
 import { canonicalEmail } from './domain/email.ts';
 import type { AccountCache } from './service/account-cache.ts';
 import { createDeviceTokens } from './service/device-tokens.ts';
@@ -51,7 +65,7 @@ export const authPlugin = definePlugin({
   ...authManifest,
   migrations: migrationsDir('auth'),
   errors: authErrors,
-  commands: [createAdminCommand, ...scimTokenCommands],
+  commands: [createAdminCommand, resetFactorsCommand, ...scimTokenCommands],
   async register(ctx) {
     const deployment = deploymentOf(ctx.config);
 
@@ -69,9 +83,12 @@ export const authPlugin = definePlugin({
     const throttle = createThrottle({ db: ctx.db, clock: ctx.clock, rules: throttleRules(ctx.config) });
     const directory = directoryFromConfig(ctx.config, deployment);
     const accounts = sessionState.accounts;
+    const factors = registerSecondFactors(ctx, { deployment, throttle });
     registerSessionRoutes(ctx, {
       login: createLoginService({ db: ctx.db, hasher, deployment, directory, accounts }),
       throttle,
+      factors,
+      deployment,
     });
     registerAccountRoutes(ctx, { deployment, hasher, denylist: loadDenylist(), throttle });
     registerAccountAdminRoutes(ctx, { accounts });
@@ -90,8 +107,68 @@ export const authPlugin = definePlugin({
       },
       'auth deployment',
     );
+    for (const warning of await adminReadinessWarnings(ctx.db, deployment)) ctx.logger.warn(warning);
+    ctx.hooks.health(async () => {
+      const warnings = await adminReadinessWarnings(ctx.db, deployment);
+      return { status: 'ok', ...(warnings.length > 0 ? { warnings } : {}) };
+    });
   },
 });
+
+/**
+ * Second factors (README, "Second factors"): TOTP with its sealed secrets, recovery codes, the second step of a
+ * password sign-in, self-service enrollment and removal, step-up.
+ */
+function registerSecondFactors(
+  ctx: PluginContext<AuthEnv>,
+  deps: { deployment: AuthDeployment; throttle: Throttle },
+): SecondFactors {
+  const totp = createTotp({ box: totpSecretBox(ctx), clock: ctx.clock, issuer: ctx.config.TOTP_ISSUER });
+  const factors = createSecondFactors({ db: ctx.db, clock: ctx.clock, totp });
+  const webSession = webSessions(ctx);
+  const routeDeps = {
+    deployment: deps.deployment,
+    factors,
+    throttle: deps.throttle,
+    webSession,
+    complete: signInCompletion(ctx, { webSession, factors, deployment: deps.deployment }),
+    principals: factorPrincipals(ctx, { webSession, factors }),
+  };
+  registerSecondFactorRoutes(ctx, routeDeps);
+  registerTotpRoutes(ctx, routeDeps);
+  registerFactorRoutes(ctx, routeDeps);
+  // Sign-ins abandoned between their two steps leave their pending rows behind.
+  const sweep = startLoop({
+    name: 'pending-sign-in-sweep',
+    intervalMs: 60_000,
+    logger: ctx.logger,
+    pass: async () => pendingSignInStore.sweep(ctx.db, ctx.clock.now()),
+  });
+  ctx.hooks.onClose(() => sweep.stop());
+  return factors;
+}
+
+/**
+ * The keys that seal TOTP secrets (README, "TOTP"): TOTP_ENCRYPTION_KEY, else derived from AUTH_SECRET; in
+ * development without either, a key of this process (enrollments do not survive a restart, like sessions).
+ */
+function totpSecretBox(ctx: PluginContext<AuthEnv>) {
+  const explicit = ctx.config.TOTP_ENCRYPTION_KEY;
+  if (explicit.length > 0) return createSecretBox(explicit, 'gatehouse totp secret');
+  const fromAuthSecret = (ctx.config.AUTH_SECRET ?? '')
+    .split(',')
+    .map((value) => value.trim())
+    .filter((value) => value.length > 0);
+  if (fromAuthSecret.length > 0) {
+    if (!isDevelopment(ctx.core))
+      ctx.logger.warn(
+        'TOTP_ENCRYPTION_KEY is unset: TOTP secrets are sealed with a key derived from AUTH_SECRET, so rotating AUTH_SECRET needs its old value kept until every enrolled account has signed in',
+      );
+    return createSecretBox(fromAuthSecret, 'gatehouse totp secret');
+  }
+  ctx.logger.warn('TOTP_ENCRYPTION_KEY and AUTH_SECRET are unset: TOTP enrollments end with this process');
+  return createSecretBox([randomBytes(32).toString('base64url')], 'gatehouse totp secret');
+}
 
 /**
  * Discovery, single sign-on and device tokens (README, "Single sign-on", "Device tokens"). The issuer must answer

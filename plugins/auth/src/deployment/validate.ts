@@ -9,6 +9,14 @@ import { WILDCARD_ROLE } from '../domain/roles.ts';
 export const AUTH_MODES = ['local', 'oidc', 'local+oidc'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 
+/**
+ * LDAP_MODE (README, "LDAP sign-in"): `mixed` (the default) takes local passwords and directory passwords side by
+ * side; `only` makes the directory the one password source, and a local password works only for break-glass admins
+ * (wildcard role, with a second factor), as in oidc mode.
+ */
+export const LDAP_MODES = ['mixed', 'only'] as const;
+export type LdapMode = (typeof LDAP_MODES)[number];
+
 /** The settings as given (after type parsing); every field optional where a deployment may leave it unset. */
 export interface AuthDeploymentInput {
   appEnv: string;
@@ -49,6 +57,8 @@ export interface AuthDeployment {
   /** Self-registration follows the admin toggle, or is off regardless of it (oidc). */
   registration: 'per-admin-toggle' | 'off';
   ldap: boolean;
+  /** LDAP_MODE=only: directory passwords for everyone, local passwords for break-glass admins only. */
+  ldapOnly: boolean;
   oidc: boolean;
   breakGlass: boolean;
   bootstrapAdminEmail: string | null;
@@ -95,6 +105,7 @@ export function validateAuthDeployment(input: AuthDeploymentInput): DeploymentVe
       message: 'cannot be true with AUTH_MODE=oidc (directory passwords are password logins)',
     });
   }
+  const ldapMode = ldapModeOf(input, problems);
   const oidc = mode === 'oidc' || mode === 'local+oidc';
   // Single sign-on needs the issuer (it serves discovery) and the one client id every client is given;
   // without them it cannot start.
@@ -125,22 +136,38 @@ export function validateAuthDeployment(input: AuthDeploymentInput): DeploymentVe
   const webauthn = relyingParty(input, problems);
   if (problems.length > 0 || mode === undefined) return { ok: false, problems };
 
+  const ldapOnly = ldapMode === 'only';
   return {
     ok: true,
     value: {
       mode,
       fallback,
-      // README, "Modes": password endpoints for everyone in local and local+oidc; in oidc only for
-      // break-glass admins, and for nobody when AUTH_BREAK_GLASS=false.
-      password: mode === 'oidc' ? (input.breakGlass ? 'break-glass-admins' : 'nobody') : 'everyone',
-      registration: mode === 'oidc' ? 'off' : 'per-admin-toggle',
+      // README, "Modes": local passwords for everyone in local and local+oidc; in oidc mode and with LDAP_MODE=only
+      // for break-glass admins alone, and for nobody when AUTH_BREAK_GLASS=false.
+      password:
+        mode === 'oidc' || ldapOnly ? (input.breakGlass ? 'break-glass-admins' : 'nobody') : 'everyone',
+      // Self-registration makes local password accounts, which neither oidc mode nor LDAP-only mode has.
+      registration: mode === 'oidc' || ldapOnly ? 'off' : 'per-admin-toggle',
       ldap: input.ldapEnabled && mode !== 'oidc',
+      ldapOnly,
       oidc,
       breakGlass: input.breakGlass,
       bootstrapAdminEmail: canonicalEmail(input.bootstrapAdminEmail ?? '') ?? null,
       webauthn,
     },
   };
+}
+
+/** LDAP_MODE's value (default `mixed`); `only` needs the directory on. */
+function ldapModeOf(input: AuthDeploymentInput, problems: DeploymentProblem[]): LdapMode {
+  const value = input.ldapMode ?? 'mixed';
+  if (!(LDAP_MODES as readonly string[]).includes(value)) {
+    problems.push({ variable: 'LDAP_MODE', message: `must be one of ${LDAP_MODES.join(', ')}` });
+    return 'mixed';
+  }
+  if (value === 'only' && !input.ldapEnabled)
+    problems.push({ variable: 'LDAP_MODE', message: 'only needs LDAP_ENABLED=true' });
+  return value as LdapMode;
 }
 
 /**

@@ -6,7 +6,9 @@ import { webSessions } from './web-session.ts';
 import { ACCOUNT_ADMIN_ROLES } from '../domain/roles.ts';
 import { settingsPatchSchema, userIdParams, userRoleParams, userSearchQuery } from '../domain/requests.ts';
 import type { AccountCache } from '../service/account-cache.ts';
+import { factorStore } from '../store/factor-store.ts';
 import { sessionStore } from '../store/session-store.ts';
+import { totpStore } from '../store/totp-store.ts';
 import { userStore, type UserRow } from '../store/user-store.ts';
 
 /** A user as the admin API shows it: never the password hash. */
@@ -132,6 +134,27 @@ export function registerAccountAdminRoutes(
           count: revoked,
         });
       res.json(view(await found(params.id)));
+    },
+  });
+
+  // README, "Recovery": an administrator removes a user's authenticator app (never their passkeys); the user
+  // enrolls again at the next sign-in. A directory-managed account's second factor is the identity provider's.
+  ctx.routes.add({
+    method: 'DELETE',
+    path: '/admin/users/:id/totp',
+    schema: { params: userIdParams },
+    handler: async (req, res, { params }) => {
+      const actor = await admin(req, true);
+      const user = await found(params.id);
+      if (user.directoryManaged) throw authErrors.create('auth.totp.directory_managed');
+      const removed = await ctx.db.transaction(async (tx) => {
+        if (!(await totpStore.remove(tx, user.id))) return false;
+        await factorStore.setEnrollmentRequired(tx, user.id, true);
+        return true;
+      });
+      if (!removed) throw authErrors.create('auth.totp.not_enrolled');
+      audited(req, actor, 'auth.totp.admin_reset', { userId: user.id });
+      res.status(204).end();
     },
   });
 

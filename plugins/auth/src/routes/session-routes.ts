@@ -4,7 +4,9 @@ import { credentialsSchema } from '../domain/requests.ts';
 import { authErrors } from '../errors.ts';
 import { readSessionCookie } from './session-cookie.ts';
 import { webSessions } from './web-session.ts';
+import type { AuthDeployment } from '../deployment/validate.ts';
 import type { LoginService } from '../service/login.ts';
+import type { PendingStep, SecondFactors } from '../service/second-factors.ts';
 import type { Throttle } from '../service/throttle.ts';
 import type { AttemptScope } from '../store/attempt-store.ts';
 import { sessionStore } from '../store/session-store.ts';
@@ -16,7 +18,7 @@ import { sessionStore } from '../store/session-store.ts';
  */
 export function registerSessionRoutes(
   ctx: PluginContext<AuthEnv>,
-  deps: { login: LoginService; throttle: Throttle },
+  deps: { login: LoginService; throttle: Throttle; factors: SecondFactors; deployment: AuthDeployment },
 ): void {
   const webSession = webSessions(ctx);
 
@@ -49,16 +51,31 @@ export function registerSessionRoutes(
       }
       const { user } = result;
       await attempt.succeeded();
+      // README, "Second factors": an account with a factor, or one that must enroll one, gets no session yet.
+      const pending = await deps.factors.afterPassword(user, result);
+      if (pending) {
+        ctx.audit.writeLater({
+          kind: 'auth.login.second_factor_required',
+          actor: user.id,
+          ...where,
+          payload: { method: result.method, step: pending.step, breakGlass: result.breakGlass },
+        });
+        res.setHeader('Cache-Control', 'no-store');
+        res.status(200).json(pendingAnswer(pending, deps.deployment));
+        return;
+      }
       const session = await webSession.start(req, res, user);
       ctx.audit.writeLater({
         kind: 'auth.login.success',
         actor: user.id,
         ...where,
-        payload: { method: 'password' },
+        payload: { method: result.method },
       });
-      res
-        .status(200)
-        .json({ user: { id: user.id, email: user.email, roles: user.roles }, expiresAt: session.expiresAt });
+      res.status(200).json({
+        status: 'signed_in',
+        user: { id: user.id, email: user.email, roles: user.roles },
+        expiresAt: session.expiresAt,
+      });
     },
   });
 
@@ -96,4 +113,26 @@ export function registerSessionRoutes(
       res.status(204).end();
     },
   });
+}
+
+/**
+ * The answer to a correct password that needs a second step (README, "Second factors"): the token the next request
+ * carries, and the factors that step may use (to prove one it has, or to enroll one).
+ */
+function pendingAnswer(pending: PendingStep, deployment: AuthDeployment) {
+  const passkeys = deployment.webauthn !== null;
+  const methods =
+    pending.step === 'enroll'
+      ? { totp: true, passkey: passkeys, recoveryCode: false }
+      : {
+          totp: pending.factors.totp,
+          passkey: passkeys && pending.factors.passkeys > 0,
+          recoveryCode: pending.factors.recoveryCodes > 0,
+        };
+  return {
+    status: pending.step === 'enroll' ? 'second_factor_enrollment_required' : 'second_factor_required',
+    pendingToken: pending.token,
+    expiresAt: pending.expiresAt,
+    methods,
+  };
 }

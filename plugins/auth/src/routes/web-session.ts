@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import {
   isDevelopment,
   type PluginContext,
+  type Queryable,
   type SessionIdentity,
 } from '../../../../gateway/src/plugin-api.ts';
 import type { AuthEnv } from '../config.ts';
@@ -38,19 +39,31 @@ export function webSessions(ctx: PluginContext<AuthEnv>) {
     cookieOptions,
     fromCookie,
 
-    /** Creates the server-side session and sets its cookie; returns the row's expiry. */
+    /**
+     * Creates the server-side session and sets its cookie; returns the row's expiry. `prove` runs in the
+     * transaction that inserts the session (a second factor's compare-and-set, a pending sign-in used up): when
+     * it throws, no session exists and nothing it wrote stays.
+     */
     async start(
       req: Request,
       res: Response,
       user: Pick<UserRow, 'id' | 'email' | 'roles'>,
+      options: { prove?: (tx: Queryable) => Promise<void> } = {},
     ): Promise<{ expiresAt: Date }> {
-      const session = await sessionStore.create(ctx.db.pool, {
+      const row = {
         userId: user.id,
         ttlSeconds: ttl,
         userAgent: req.get('user-agent') ?? null,
         ip: req.ip ?? null,
         now: ctx.clock.now(),
-      });
+      };
+      const { prove } = options;
+      const session = prove
+        ? await ctx.db.transaction(async (tx) => {
+            await prove(tx);
+            return sessionStore.create(tx, { ...row, factorVerified: true });
+          })
+        : await sessionStore.create(ctx.db.pool, row);
       const token = await ctx.sessions.issue(
         { sub: user.id, email: user.email, roles: user.roles, sid: session.id },
         ttl,

@@ -16,8 +16,13 @@ export type LoginFailure =
   | 'mode'
   | 'directory_rejected';
 
-export type LoginResult =
-  { ok: true; user: UserRow } | { ok: false; reason: LoginFailure; userId: string | null };
+/**
+ * A correct password. `method`: whose password it was (the gateway's or the directory's). `breakGlass`: a local
+ * password accepted only because the account holds the wildcard role (oidc mode, LDAP_MODE=only): such a sign-in
+ * always needs a second factor (README, "Break-glass").
+ */
+export type LoginSuccess = { ok: true; user: UserRow; method: 'password' | 'ldap'; breakGlass: boolean };
+export type LoginResult = LoginSuccess | { ok: false; reason: LoginFailure; userId: string | null };
 
 /**
  * Password sign-in with equal effort (README, "Sign-in failures"): whatever the case (unknown email, wrong
@@ -60,7 +65,7 @@ export function createLoginService(deps: {
     const user = await userStore.findById(deps.db.pool, userId);
     if (!user) return { ok: false, reason: 'unknown_email', userId: null };
     if (user.disabledAt !== null) return { ok: false, reason: 'disabled', userId };
-    return { ok: true, user };
+    return { ok: true, user, method: 'ldap', breakGlass: false };
   };
 
   return {
@@ -79,13 +84,18 @@ export function createLoginService(deps: {
       // failures"): seeded demo accounts must not open a deployment.
       if (canonicalEmail(password) === user.email) return { ok: false, reason: 'demo_account', userId };
       if (user.disabledAt !== null) return { ok: false, reason: 'disabled', userId };
-      // README, "Modes": in oidc mode only wildcard admins (break-glass) sign in with a password, and
-      // nobody when AUTH_BREAK_GLASS=false.
+      // README, "Modes": in oidc mode (and with LDAP_MODE=only) only wildcard admins (break-glass) sign in with a
+      // local password, and nobody when AUTH_BREAK_GLASS=false.
       if (!mayUsePassword(deps.deployment.password, user.roles)) return { ok: false, reason: 'mode', userId };
       if (deps.hasher.needsRehash(user.passwordHash)) {
         await userStore.setPasswordHash(deps.db.pool, user.id, await deps.hasher.hash(password));
       }
-      return { ok: true, user };
+      return {
+        ok: true,
+        user,
+        method: 'password',
+        breakGlass: deps.deployment.password === 'break-glass-admins',
+      };
     },
   };
 }

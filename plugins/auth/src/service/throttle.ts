@@ -41,6 +41,10 @@ export function createThrottle(deps: {
     'register:ip': deps.rules.register,
     'token:ip': deps.rules.token,
     'scim:ip': deps.rules.ip,
+    // Second factors (TOTP, recovery codes, passkeys) are guesses too, counted apart from passwords so a
+    // correct password followed by wrong codes cannot reset the count (README, "Brute-force limits").
+    'factor:account': deps.rules.account,
+    'factor:ip': deps.rules.ip,
   };
   const ruleOf = (scope: AttemptScope) => rules[scope];
   const giveBack = async (attempts: readonly ReservedAttempt[]) => {
@@ -66,7 +70,7 @@ export function createThrottle(deps: {
       return {
         async succeeded() {
           for (const attempt of reserved) {
-            if (attempt.scope === 'login:account')
+            if (attempt.scope === 'login:account' || attempt.scope === 'factor:account')
               await attemptStore.reset(deps.db.pool, attempt.scope, attempt.key);
             else await giveBack([attempt]);
           }

@@ -2,7 +2,8 @@ import type { Database } from '../../../../gateway/src/plugin-api.ts';
 import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
 
 /** What is counted, per what: sign-ins, registrations, token requests, SCIM requests refused for their bearer token. */
-export type AttemptScope = 'login:account' | 'login:ip' | 'register:ip' | 'token:ip' | 'scim:ip';
+export type AttemptScope =
+  'login:account' | 'login:ip' | 'register:ip' | 'token:ip' | 'scim:ip' | 'factor:account' | 'factor:ip';
 
 export interface BackoffRule {
   /** Attempts allowed in a window before the delay starts. */

@@ -11,15 +11,31 @@ export const REVOKED_CHANNEL = 'auth_session_revoked';
 export const sessionStore = {
   async create(
     db: Queryable,
-    session: { userId: string; ttlSeconds: number; userAgent: string | null; ip: string | null; now: Date },
+    session: {
+      userId: string;
+      ttlSeconds: number;
+      userAgent: string | null;
+      ip: string | null;
+      now: Date;
+      /** The session starts with a second factor proven (README, "Second factors"). */
+      factorVerified?: boolean;
+    },
   ): Promise<{ id: string; expiresAt: Date }> {
     // 256 bits from the CSPRNG: the id is a bearer secret inside the token.
     const id = randomBytes(32).toString('base64url');
     const expiresAt = new Date(session.now.getTime() + session.ttlSeconds * 1000);
     await db.query(
-      `INSERT INTO auth_sessions (id, user_id, created_at, last_seen_at, expires_at, user_agent, ip)
-       VALUES ($1, $2, $3, $3, $4, $5, $6)`,
-      [id, session.userId, session.now, expiresAt, session.userAgent, session.ip],
+      `INSERT INTO auth_sessions (id, user_id, created_at, last_seen_at, expires_at, user_agent, ip, factor_verified_at)
+       VALUES ($1, $2, $3, $3, $4, $5, $6, CASE WHEN $7 THEN $3::timestamptz END)`,
+      [
+        id,
+        session.userId,
+        session.now,
+        expiresAt,
+        session.userAgent,
+        session.ip,
+        session.factorVerified === true,
+      ],
     );
     return { id, expiresAt };
   },
