@@ -95,6 +95,15 @@ const CONFIGURATIONS: Configuration[] = [
     { AUTH_MODE: 'local', ...LDAP },
     [['/login', { ...NONE, password: true, ldapNote: true }]],
   ],
+  // The directory is where passwords come from; local ones are for break-glass admins, in the same form.
+  [
+    'LDAP_MODE=only',
+    { AUTH_MODE: 'local', ...LDAP, LDAP_MODE: 'only' },
+    [
+      ['/login', { ...NONE, password: true, ldapNote: true }],
+      ['/login?local=1', { ...NONE, password: true, ldapNote: true }],
+    ],
+  ],
   [
     'oidc',
     { AUTH_MODE: 'oidc', ...OIDC },

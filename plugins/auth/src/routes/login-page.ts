@@ -25,24 +25,34 @@ export interface LoginPageView {
   password: boolean;
   /** The password form is the administrator affordance of oidc mode (`?local=1`). */
   breakGlass: boolean;
-  /** The note that directory (LDAP) passwords are accepted too. */
+  /** The note about directory (LDAP) passwords. */
   ldap: boolean;
+  /** LDAP_MODE=only: the directory is where passwords come from, so the note says so rather than "too". */
+  ldapOnly: boolean;
   /** The single sign-on button. */
   sso: boolean;
 }
 
+type ViewedDeployment = Pick<AuthDeployment, 'mode' | 'password' | 'ldap' | 'ldapOnly' | 'oidc'>;
+
 /**
  * The mode table: local offers the password form (and says directory passwords work when LDAP is on); oidc
  * offers single sign-on, and the password form only with `?local=1` while break-glass is on; local+oidc offers
- * both. Hiding the form is cosmetic: POST /auth/login enforces the mode whatever the page shows.
+ * both. With LDAP on the form is always there: under LDAP_MODE=only local passwords are for break-glass admins
+ * alone, but every directory account signs in through the same form. Hiding the form is cosmetic: POST
+ * /auth/login enforces the mode whatever the page shows.
  */
-export function loginPageView(
-  deployment: Pick<AuthDeployment, 'password' | 'ldap' | 'oidc'>,
-  options: { local: boolean },
-): LoginPageView {
-  const breakGlass = deployment.password === 'break-glass-admins' && options.local;
-  const password = deployment.password === 'everyone' || breakGlass;
-  return { password, breakGlass, ldap: password && deployment.ldap, sso: deployment.oidc };
+export function loginPageView(deployment: ViewedDeployment, options: { local: boolean }): LoginPageView {
+  const breakGlass =
+    deployment.mode === 'oidc' && deployment.password === 'break-glass-admins' && options.local;
+  const password = deployment.password === 'everyone' || deployment.ldap || breakGlass;
+  return {
+    password,
+    breakGlass,
+    ldap: password && deployment.ldap,
+    ldapOnly: password && deployment.ldap && deployment.ldapOnly,
+    sso: deployment.oidc,
+  };
 }
 
 /** Text for an HTML text node or a double-quoted attribute. */
@@ -109,7 +119,7 @@ function passwordSection(view: LoginPageView, returnTo: string): string {
     view.breakGlass
       ? '<p class="note" id="break-glass-note">For administrators while single sign-on is unavailable.</p>'
       : '',
-    view.ldap ? '<p class="note" id="ldap-note">Your directory (LDAP) password works here too.</p>' : '',
+    view.ldap ? `<p class="note" id="ldap-note">${ldapNote(view)}</p>` : '',
   ].filter(Boolean);
   return `        <section class="method" id="password-method">
           <h2>${heading}</h2>
@@ -123,6 +133,12 @@ function passwordSection(view: LoginPageView, returnTo: string): string {
             <button type="submit">Sign in</button>
           </form>
         </section>`;
+}
+
+function ldapNote(view: LoginPageView): string {
+  return view.ldapOnly
+    ? 'Sign in with your directory (LDAP) email and password.'
+    : 'Your directory (LDAP) password works here too.';
 }
 
 function page(parts: { title: string; script: string; style: string; body: string }): string {
