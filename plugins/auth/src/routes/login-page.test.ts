@@ -3,8 +3,8 @@ import type { AuthDeployment } from '../deployment/validate.ts';
 import { escapeHtml, loginPageView, renderLoginPage } from './login-page.ts';
 import { loadPageAssets } from './page-assets.ts';
 
-type Shape = Pick<AuthDeployment, 'mode' | 'password' | 'ldap' | 'ldapOnly' | 'oidc'>;
-const BASE = { ldap: false, ldapOnly: false };
+type Shape = Pick<AuthDeployment, 'mode' | 'password' | 'ldap' | 'ldapOnly' | 'oidc' | 'webauthn'>;
+const BASE = { ldap: false, ldapOnly: false, webauthn: null };
 const LOCAL: Shape = { ...BASE, mode: 'local', password: 'everyone', oidc: false };
 const LOCAL_LDAP: Shape = { ...LOCAL, ldap: true };
 // LDAP_MODE=only: local passwords for break-glass admins, directory passwords for everyone.
@@ -14,6 +14,7 @@ const OIDC: Shape = { ...BASE, mode: 'oidc', password: 'break-glass-admins', oid
 const OIDC_NO_BREAK_GLASS: Shape = { ...OIDC, password: 'nobody' };
 const BOTH: Shape = { ...BASE, mode: 'local+oidc', password: 'everyone', oidc: true };
 const BOTH_LDAP_ONLY: Shape = { ...BOTH, password: 'break-glass-admins', ldap: true, ldapOnly: true };
+const WEBAUTHN = { rpId: 'localhost', origins: ['http://localhost:8080'] };
 
 const SHOWN = {
   password: false,
@@ -21,6 +22,7 @@ const SHOWN = {
   ldap: false,
   ldapOnly: false,
   sso: false,
+  passkeys: false,
 };
 
 describe('loginPageView (the mode table)', () => {
@@ -46,6 +48,32 @@ describe('loginPageView (the mode table)', () => {
     ['oidc without break-glass, ?local=1', OIDC_NO_BREAK_GLASS, true, { ...SHOWN, sso: true }],
     ['local+oidc', BOTH, false, { ...SHOWN, password: true, sso: true }],
     ['local+oidc, ?local=1', BOTH, true, { ...SHOWN, password: true, sso: true }],
+    [
+      'local with passkeys',
+      { ...LOCAL, webauthn: WEBAUTHN },
+      false,
+      { ...SHOWN, password: true, passkeys: true },
+    ],
+    [
+      'local+oidc with passkeys',
+      { ...BOTH, webauthn: WEBAUTHN },
+      false,
+      { ...SHOWN, password: true, sso: true, passkeys: true },
+    ],
+    // In oidc mode only break-glass admins may use a passkey: it is offered beside their form alone.
+    ['oidc with passkeys', { ...OIDC, webauthn: WEBAUTHN }, false, { ...SHOWN, sso: true }],
+    [
+      'oidc with passkeys, ?local=1',
+      { ...OIDC, webauthn: WEBAUTHN },
+      true,
+      { ...SHOWN, password: true, breakGlass: true, sso: true, passkeys: true },
+    ],
+    [
+      'oidc with passkeys without break-glass, ?local=1',
+      { ...OIDC_NO_BREAK_GLASS, webauthn: WEBAUTHN },
+      true,
+      { ...SHOWN, sso: true },
+    ],
   ] as const)('%s', (_name, deployment, local, expected) => {
     expect(loginPageView(deployment, { local })).toEqual(expected);
   });
@@ -60,6 +88,15 @@ describe('renderLoginPage', () => {
     expect(html).toContain('data-return-to="/leads?x=1&amp;y=2"');
     expect(html).not.toMatch(/<script(?![^>]*\ssrc=)/);
     expect(html).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
+  });
+
+  it('hides the second-factor steps, and renders them only with the password form', () => {
+    const html = renderLoginPage(loginPageView(LOCAL, { local: false }), '/', assets);
+    for (const id of ['second-factor-step', 'enrollment-step', 'recovery-codes-step'])
+      expect(html).toMatch(new RegExp(`<section [^>]*id="${id}" hidden>`));
+    expect(html).toContain('autocomplete="one-time-code" inputmode="numeric"');
+    const sso = renderLoginPage(loginPageView(OIDC, { local: false }), '/', assets);
+    expect(sso).not.toContain('second-factor-step');
   });
 
   it('says under LDAP_MODE=only that the directory password is the one to use', () => {

@@ -1,4 +1,5 @@
 import type { AuthDeployment } from '../deployment/validate.ts';
+import { secondFactorSteps } from './login-page-steps.ts';
 import { assetHref, type PageAsset, type PageFile } from './page-assets.ts';
 
 /**
@@ -21,7 +22,7 @@ export const CALLBACK_PAGE_CSP = LOGIN_PAGE_CSP.replace("form-action 'self'", "f
 
 /** What /login shows (README, "Login pages"): decided on the server, before any script runs. */
 export interface LoginPageView {
-  /** The email and password form. */
+  /** The email and password form (and, after it, the second-factor steps). */
   password: boolean;
   /** The password form is the administrator affordance of oidc mode (`?local=1`). */
   breakGlass: boolean;
@@ -31,16 +32,19 @@ export interface LoginPageView {
   ldapOnly: boolean;
   /** The single sign-on button. */
   sso: boolean;
+  /** "Sign in with a passkey" (usernameless). */
+  passkeys: boolean;
 }
 
-type ViewedDeployment = Pick<AuthDeployment, 'mode' | 'password' | 'ldap' | 'ldapOnly' | 'oidc'>;
+type ViewedDeployment = Pick<AuthDeployment, 'mode' | 'password' | 'ldap' | 'ldapOnly' | 'oidc' | 'webauthn'>;
 
 /**
  * The mode table: local offers the password form (and says directory passwords work when LDAP is on); oidc
  * offers single sign-on, and the password form only with `?local=1` while break-glass is on; local+oidc offers
  * both. With LDAP on the form is always there: under LDAP_MODE=only local passwords are for break-glass admins
- * alone, but every directory account signs in through the same form. Hiding the form is cosmetic: POST
- * /auth/login enforces the mode whatever the page shows.
+ * alone, but every directory account signs in through the same form. Passkeys are offered wherever a passkey
+ * may sign in: every mode but oidc, where only break-glass admins may, so only beside their form. Hiding a
+ * method is cosmetic: the sign-in routes enforce the mode whatever the page shows.
  */
 export function loginPageView(deployment: ViewedDeployment, options: { local: boolean }): LoginPageView {
   const breakGlass =
@@ -52,6 +56,7 @@ export function loginPageView(deployment: ViewedDeployment, options: { local: bo
     ldap: password && deployment.ldap,
     ldapOnly: password && deployment.ldap && deployment.ldapOnly,
     sso: deployment.oidc,
+    passkeys: deployment.webauthn !== null && (deployment.mode !== 'oidc' || breakGlass),
   };
 }
 
@@ -77,17 +82,20 @@ export function renderLoginPage(
   const sections = [
     view.sso ? ssoSection(returnTo) : '',
     view.password ? passwordSection(view, returnTo) : '',
+    view.passkeys ? passkeySection(view, returnTo) : '',
   ]
     .filter(Boolean)
     .join('\n');
+  // The steps after a correct password, hidden until the script needs one.
+  const steps = view.password ? `\n${secondFactorSteps()}` : '';
   return page({
     title: 'Sign in',
     script: assetHref(assets, 'login.js'),
     style: assetHref(assets, 'pages.css'),
     body: `<h1>Sign in</h1>
-      <div class="methods">
+      <div class="methods" id="methods">
 ${sections}
-      </div>`,
+      </div>${steps}`,
   });
 }
 
@@ -132,6 +140,18 @@ function passwordSection(view: LoginPageView, returnTo: string): string {
             <p class="error" id="password-error" role="alert" hidden></p>
             <button type="submit">Sign in</button>
           </form>
+        </section>`;
+}
+
+function passkeySection(view: LoginPageView, returnTo: string): string {
+  const note = view.breakGlass
+    ? 'For administrators while single sign-on is unavailable.'
+    : 'Use a passkey saved on this device, on your phone or in your password manager.';
+  return `        <section class="method" id="passkey-method">
+          <h2>Passkey</h2>
+          <p class="note">${note}</p>
+          <button type="button" id="passkey-button" data-return-to="${escapeHtml(returnTo)}">Sign in with a passkey</button>
+          <p class="error" id="passkey-error" role="alert" hidden></p>
         </section>`;
 }
 
