@@ -56,6 +56,9 @@ import { startSessionState } from './service/session-state.ts';
 import { createThrottle, throttleRules, type Throttle } from './service/throttle.ts';
 import { oidcFlowStore } from './store/oidc-flow-store.ts';
 
+/** The message of boot-time advice about the deployment (README, "Break-glass", "TOTP"): settings, not failures. */
+export const DEPLOYMENT_ADVICE = 'auth deployment advice';
+
 /**
  * Sign-in: local passwords, LDAP, OIDC single sign-on with device tokens, SCIM provisioning and server-side
  * sessions; passkeys, TOTP and break-glass second factors are planned (plugins/auth/README.md says what is built).
@@ -107,7 +110,8 @@ export const authPlugin = definePlugin({
       },
       'auth deployment',
     );
-    for (const warning of await adminReadinessWarnings(ctx.db, deployment)) ctx.logger.warn(warning);
+    for (const advice of await adminReadinessWarnings(ctx.db, deployment))
+      ctx.logger.warn({ advice }, DEPLOYMENT_ADVICE);
     ctx.hooks.health(async () => {
       const warnings = await adminReadinessWarnings(ctx.db, deployment);
       return { status: 'ok', ...(warnings.length > 0 ? { warnings } : {}) };
@@ -162,7 +166,11 @@ function totpSecretBox(ctx: PluginContext<AuthEnv>) {
   if (fromAuthSecret.length > 0) {
     if (!isDevelopment(ctx.core))
       ctx.logger.warn(
-        'TOTP_ENCRYPTION_KEY is unset: TOTP secrets are sealed with a key derived from AUTH_SECRET, so rotating AUTH_SECRET needs its old value kept until every enrolled account has signed in',
+        {
+          advice:
+            'TOTP_ENCRYPTION_KEY is unset: TOTP secrets are sealed with a key derived from AUTH_SECRET, so rotating AUTH_SECRET needs its old value kept until every enrolled account has signed in',
+        },
+        DEPLOYMENT_ADVICE,
       );
     return createSecretBox(fromAuthSecret, 'gatehouse totp secret');
   }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedLocalAccount } from '../../../test/support/accounts.ts';
 import { createManualClock } from '../../../test/support/core.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { gateEnv, mintSession, sign } from '../../../test/support/gate.ts';
+import { gateEnv, mintSession, sign, SIGNATURE_HEADER } from '../../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
 import { postJson } from '../../../test/support/http.ts';
 import { startTestIdp, type TestIdp } from '../../../test/support/oidc-idp.ts';
@@ -20,7 +20,6 @@ import {
   totpStep,
   type Caller,
 } from '../../../test/support/second-factor.ts';
-import { SIGNATURE_HEADER } from '../../../gateway/src/gate/hmac.ts';
 import { SESSION_HEADER } from '../../../gateway/src/plugin-api.ts';
 
 const APP = 'http://127.0.0.1:3000';

@@ -5,12 +5,11 @@
  * PostgreSQL, a manual clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGNATURE_HEADER } from '../../../gateway/src/gate/hmac.ts';
 import { SESSION_HEADER } from '../../../gateway/src/plugin-api.ts';
 import { seedLocalAccount } from '../../../test/support/accounts.ts';
 import { createManualClock } from '../../../test/support/core.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { gateEnv, sign } from '../../../test/support/gate.ts';
+import { gateEnv, sign, SIGNATURE_HEADER } from '../../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
 import {
   beginTotp,

@@ -138,8 +138,8 @@ describe('sign-in with TOTP', () => {
       code === '123456' ? '654321' : '123456',
     );
     expect(replay.res.status).toBe(401);
-    const { requestId: _a, ...replayBody } = replay.body as Record<string, unknown>;
-    const { requestId: _b, ...wrongBody } = wrong.body as Record<string, unknown>;
+    const { requestId: _a, ...replayBody } = replay.body as unknown as Record<string, unknown>;
+    const { requestId: _b, ...wrongBody } = wrong.body as unknown as Record<string, unknown>;
     expect(replayBody).toEqual(wrongBody);
     expect(await auditKinds(userId)).toEqual(
       expect.arrayContaining([
