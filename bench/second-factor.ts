@@ -76,7 +76,7 @@ async function main(): Promise<void> {
       INTERNAL_API_SECRET: 'bench-internal-secret-0123456789abcdef',
       TOTP_ENCRYPTION_KEY: 'bench-totp-key-0123456789abcdef-0123456789',
       APP_BASE_URL: appBase,
-      LOGIN_FREE_FAILURES_PER_IP: '1000000',
+      LOGIN_FREE_FAILURES_PER_IP: '100000',
       LOGIN_FREE_FAILURES_PER_ACCOUNT: '1000',
       GATEWAY_PLUGINS: 'auth',
       DATABASE_URL: postgres.url,
