@@ -30,13 +30,16 @@ import { factorPrincipals } from './routes/factor-principal.ts';
 import { registerFactorRoutes } from './routes/factor-routes.ts';
 import { registerSecondFactorRoutes } from './routes/second-factor-routes.ts';
 import { signInCompletion } from './routes/sign-in-completion.ts';
+import { registerPasskeyRoutes } from './routes/passkey-routes.ts';
 import { registerTotpRoutes } from './routes/totp-routes.ts';
 import { webSessions } from './routes/web-session.ts';
 import { adminReadinessWarnings } from './service/admin-readiness.ts';
+import { createPasskeys } from './service/passkeys.ts';
 import { createSecondFactors, type SecondFactors } from './service/second-factors.ts';
 import { createSecretBox } from './service/secret-box.ts';
 import { createTotp } from './service/totp.ts';
 import { pendingSignInStore } from './store/pending-sign-in-store.ts';
+import { webauthnCeremonyStore } from './store/webauthn-ceremony-store.ts';
 import { canonicalEmail } from './domain/email.ts';
 import type { AccountCache } from './service/account-cache.ts';
 import { createDeviceTokens } from './service/device-tokens.ts';
@@ -120,8 +123,9 @@ export const authPlugin = definePlugin({
 });
 
 /**
- * Second factors (README, "Second factors"): TOTP with its sealed secrets, recovery codes, the second step of a
- * password sign-in, self-service enrollment and removal, step-up.
+ * Second factors (README, "Second factors"): TOTP with its sealed secrets, recovery codes, passkeys (when the
+ * WebAuthn relying party resolves), the second step of a password sign-in, self-service enrollment and removal,
+ * step-up.
  */
 function registerSecondFactors(
   ctx: PluginContext<AuthEnv>,
@@ -141,12 +145,20 @@ function registerSecondFactors(
   registerSecondFactorRoutes(ctx, routeDeps);
   registerTotpRoutes(ctx, routeDeps);
   registerFactorRoutes(ctx, routeDeps);
-  // Sign-ins abandoned between their two steps leave their pending rows behind.
+  const { webauthn } = deps.deployment;
+  const passkeys = webauthn
+    ? createPasskeys({ db: ctx.db, clock: ctx.clock, relyingParty: webauthn, rpName: ctx.config.TOTP_ISSUER })
+    : null;
+  registerPasskeyRoutes(ctx, { ...routeDeps, passkeys });
+  // Sign-ins abandoned between their two steps, and WebAuthn ceremonies never finished, leave rows behind.
   const sweep = startLoop({
     name: 'pending-sign-in-sweep',
     intervalMs: 60_000,
     logger: ctx.logger,
-    pass: async () => pendingSignInStore.sweep(ctx.db, ctx.clock.now()),
+    pass: async () => {
+      const now = ctx.clock.now();
+      return (await pendingSignInStore.sweep(ctx.db, now)) + (await webauthnCeremonyStore.sweep(ctx.db, now));
+    },
   });
   ctx.hooks.onClose(() => sweep.stop());
   return factors;

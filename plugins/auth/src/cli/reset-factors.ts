@@ -2,7 +2,7 @@ import { type PluginCommand, usageError } from '../../../../gateway/src/plugin-a
 import type { AuthEnv } from '../config.ts';
 import { signInEmailSchema } from '../domain/email.ts';
 import { factorStore } from '../store/factor-store.ts';
-import { passkeyRemoval } from '../store/passkey-removal.ts';
+import { passkeyStore } from '../store/passkey-store.ts';
 import { recoveryCodeStore } from '../store/recovery-code-store.ts';
 import { sessionStore } from '../store/session-store.ts';
 import { totpStore } from '../store/totp-store.ts';
@@ -36,7 +36,7 @@ export const resetFactorsCommand: PluginCommand<AuthEnv> = {
     }
     const removed = await ctx.db.transaction(async (tx) => {
       const totp = await totpStore.remove(tx, user.id);
-      const passkeys = await passkeyRemoval.removeAll(tx, user.id);
+      const passkeys = await passkeyStore.removeAll(tx, user.id);
       const recoveryCodes = await recoveryCodeStore.removeAll(tx, user.id);
       await factorStore.setEnrollmentRequired(tx, user.id, true);
       const sessions = await sessionStore.revokeAllForUser(tx, user.id, 'factors reset');
