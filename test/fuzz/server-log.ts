@@ -4,6 +4,7 @@
  * warning or error (failed background passes), which no fuzzed request should be able to cause.
  */
 import type { DestinationStream } from 'pino';
+import { DEPLOYMENT_ADVICE } from '../../plugins/auth/src/index.ts';
 
 export interface ServerLog {
   destination: DestinationStream;
@@ -30,7 +31,11 @@ interface LogLine {
  * fuzzed PATCH may remove a tenant's webhook URL or point it at a host that does not exist, and the deliveries
  * still queued for that tenant then end as failed, which the dispatcher reports at warn for operators.
  */
-const ACCEPTED_OUTCOMES = new Set(['kyc webhook failed; no more automatic attempts']);
+const ACCEPTED_OUTCOMES = new Set([
+  'kyc webhook failed; no more automatic attempts',
+  // Advice about the deployment's settings and admins, logged once at boot: no request causes it.
+  DEPLOYMENT_ADVICE,
+]);
 
 export function serverLog(): ServerLog {
   const errors = new Map<string, string>();

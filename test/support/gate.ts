@@ -1,5 +1,7 @@
 import { encode } from '@auth/core/jwt';
 import { SIGNATURE_HEADER, signatureHeader } from '../../gateway/src/gate/hmac.ts';
+
+export { SIGNATURE_HEADER };
 import { SESSION_HEADER } from '../../gateway/src/gate/gate.ts';
 import { GATE_METRIC_NAMES } from '../../gateway/src/gate/gate-metrics.ts';
 

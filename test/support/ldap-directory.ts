@@ -1,3 +1,4 @@
+import type { Clock } from '../../gateway/src/clock.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { startTestGateway, type TestGateway } from './gateway.ts';
 import { postJson } from './http.ts';
@@ -81,6 +82,7 @@ export interface DirectoryGateway {
  */
 export async function startDirectoryGateway(
   seed: (db: TestDatabase) => Promise<void> = async () => {},
+  options: { env?: Record<string, string>; clock?: Clock } = {},
 ): Promise<DirectoryGateway | null> {
   const slapd = await startSlapd(DIRECTORY_BASE);
   if (!slapd) return null;
@@ -89,7 +91,8 @@ export async function startDirectoryGateway(
   await seed(db);
   const gateway = await startTestGateway({
     databaseUrl: db.url,
-    env: { GATEWAY_PLUGINS: 'auth', ...directoryEnv(slapd) },
+    clock: options.clock,
+    env: { GATEWAY_PLUGINS: 'auth', ...directoryEnv(slapd), ...options.env },
   });
   return {
     slapd,

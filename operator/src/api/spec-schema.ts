@@ -1,5 +1,5 @@
 import { API_AUTH_MODES, DEFAULT_PLUGINS, GATE_METRIC_NAMES } from '../../../gateway/src/operator-api.ts';
-import { AUTH_MODES } from '../../../plugins/auth/src/deployment/validate.ts';
+import { AUTH_MODES, LDAP_MODES } from '../../../plugins/auth/src/deployment/validate.ts';
 import {
   ANALYSIS_RULES,
   API_AUTH_RULES,
@@ -95,7 +95,12 @@ export const ldapSchema: JsonSchema = {
       default: false,
       description: 'LDAP_ENABLED. true with authMode oidc is invalid (the gateway refuses to boot).',
     },
-    mode: text(63, 'LDAP_MODE.'),
+    mode: {
+      type: 'string',
+      enum: [...LDAP_MODES],
+      description:
+        'LDAP_MODE: mixed (default: local and directory passwords) or only (directory passwords; a local password only for break-glass admins). only needs enabled.',
+    },
     url: text(2048, 'LDAP_URL: ldap:// or ldaps://. Required when enabled.', { pattern: '^ldaps?://' }),
     bindDn: text(1024, 'LDAP_BIND_DN: the service account that searches for users. Required when enabled.', {
       minLength: 1,

@@ -108,8 +108,8 @@ export interface OidcSettingsInput {
 export interface LdapSettings {
   /** LDAP_ENABLED. true with authMode oidc is invalid (the gateway refuses to boot). Default: `false`. */
   enabled: boolean;
-  /** LDAP_MODE. */
-  mode?: string;
+  /** LDAP_MODE: mixed (default: local and directory passwords) or only (directory passwords; a local password only for break-glass admins). only needs enabled. */
+  mode?: 'mixed' | 'only';
   /** LDAP_URL: ldap:// or ldaps://. Required when enabled. */
   url?: string;
   /** LDAP_BIND_DN: the service account that searches for users. Required when enabled. */
@@ -134,8 +134,8 @@ export interface LdapSettings {
 export interface LdapSettingsInput {
   /** LDAP_ENABLED. true with authMode oidc is invalid (the gateway refuses to boot). Default: `false`. */
   enabled?: boolean;
-  /** LDAP_MODE. */
-  mode?: string;
+  /** LDAP_MODE: mixed (default: local and directory passwords) or only (directory passwords; a local password only for break-glass admins). only needs enabled. */
+  mode?: 'mixed' | 'only';
   /** LDAP_URL: ldap:// or ldaps://. Required when enabled. */
   url?: string;
   /** LDAP_BIND_DN: the service account that searches for users. Required when enabled. */

@@ -33,7 +33,7 @@ const fullSpec = valid({
   breakGlass: false,
   ldap: {
     ...ldapSettings,
-    mode: 'bind',
+    mode: 'only',
     groupBase: 'ou=groups,dc=example,dc=com',
     groupRoles: { ops: 'users:admin', '10': 'agent' },
   },
@@ -59,7 +59,7 @@ describe('renderEnv', () => {
       LDAP_ENABLED: 'true',
       LDAP_GROUP_BASE: 'ou=groups,dc=example,dc=com',
       LDAP_GROUP_ROLES: '{"10":"agent","ops":"users:admin"}',
-      LDAP_MODE: 'bind',
+      LDAP_MODE: 'only',
       LDAP_START_TLS: 'false',
       LDAP_TIMEOUT_MS: '5000',
       LDAP_URL: 'ldaps://ldap.example.com',

@@ -83,6 +83,27 @@ export const authErrors = defineErrors({
     status: 409,
     title: 'The account is managed by a directory; its second factor lives with the identity provider',
   },
+  // Passkeys (README, "Passkeys").
+  'auth.passkey.unavailable': {
+    status: 404,
+    title: 'Passkeys are off in this deployment (no WebAuthn relying party resolves)',
+  },
+  'auth.passkey.invalid': { status: 401, title: 'The passkey could not be verified' },
+  'auth.passkey.ceremony_expired': {
+    status: 401,
+    title: 'This passkey ceremony is unknown, used or expired: begin again',
+  },
+  'auth.passkey.not_found': { status: 404, title: 'No such passkey' },
+  'auth.passkey.already_registered': { status: 409, title: 'This passkey is registered already' },
+  'auth.passkey.not_allowed': {
+    status: 403,
+    title: 'In this sign-in mode passkeys are for break-glass admins only',
+  },
+  'auth.passkey.directory_managed': {
+    status: 409,
+    title:
+      'The account is managed by a directory; its sign-in and second factor live with the identity provider',
+  },
   'auth.recovery_codes.no_factor': {
     status: 409,
     title: 'Recovery codes need a second factor: enroll an authenticator app or a passkey first',

@@ -30,13 +30,16 @@ import { factorPrincipals } from './routes/factor-principal.ts';
 import { registerFactorRoutes } from './routes/factor-routes.ts';
 import { registerSecondFactorRoutes } from './routes/second-factor-routes.ts';
 import { signInCompletion } from './routes/sign-in-completion.ts';
+import { registerPasskeyRoutes } from './routes/passkey-routes.ts';
 import { registerTotpRoutes } from './routes/totp-routes.ts';
 import { webSessions } from './routes/web-session.ts';
 import { adminReadinessWarnings } from './service/admin-readiness.ts';
+import { createPasskeys } from './service/passkeys.ts';
 import { createSecondFactors, type SecondFactors } from './service/second-factors.ts';
 import { createSecretBox } from './service/secret-box.ts';
 import { createTotp } from './service/totp.ts';
 import { pendingSignInStore } from './store/pending-sign-in-store.ts';
+import { webauthnCeremonyStore } from './store/webauthn-ceremony-store.ts';
 import { canonicalEmail } from './domain/email.ts';
 import type { AccountCache } from './service/account-cache.ts';
 import { createDeviceTokens } from './service/device-tokens.ts';
@@ -55,6 +58,9 @@ import { createScimUserService } from './service/scim/user-service.ts';
 import { startSessionState } from './service/session-state.ts';
 import { createThrottle, throttleRules, type Throttle } from './service/throttle.ts';
 import { oidcFlowStore } from './store/oidc-flow-store.ts';
+
+/** The message of boot-time advice about the deployment (README, "Break-glass", "TOTP"): settings, not failures. */
+export const DEPLOYMENT_ADVICE = 'auth deployment advice';
 
 /**
  * Sign-in: local passwords, LDAP, OIDC single sign-on with device tokens, SCIM provisioning and server-side
@@ -107,7 +113,8 @@ export const authPlugin = definePlugin({
       },
       'auth deployment',
     );
-    for (const warning of await adminReadinessWarnings(ctx.db, deployment)) ctx.logger.warn(warning);
+    for (const advice of await adminReadinessWarnings(ctx.db, deployment))
+      ctx.logger.warn({ advice }, DEPLOYMENT_ADVICE);
     ctx.hooks.health(async () => {
       const warnings = await adminReadinessWarnings(ctx.db, deployment);
       return { status: 'ok', ...(warnings.length > 0 ? { warnings } : {}) };
@@ -116,8 +123,9 @@ export const authPlugin = definePlugin({
 });
 
 /**
- * Second factors (README, "Second factors"): TOTP with its sealed secrets, recovery codes, the second step of a
- * password sign-in, self-service enrollment and removal, step-up.
+ * Second factors (README, "Second factors"): TOTP with its sealed secrets, recovery codes, passkeys (when the
+ * WebAuthn relying party resolves), the second step of a password sign-in, self-service enrollment and removal,
+ * step-up.
  */
 function registerSecondFactors(
   ctx: PluginContext<AuthEnv>,
@@ -137,12 +145,20 @@ function registerSecondFactors(
   registerSecondFactorRoutes(ctx, routeDeps);
   registerTotpRoutes(ctx, routeDeps);
   registerFactorRoutes(ctx, routeDeps);
-  // Sign-ins abandoned between their two steps leave their pending rows behind.
+  const { webauthn } = deps.deployment;
+  const passkeys = webauthn
+    ? createPasskeys({ db: ctx.db, clock: ctx.clock, relyingParty: webauthn, rpName: ctx.config.TOTP_ISSUER })
+    : null;
+  registerPasskeyRoutes(ctx, { ...routeDeps, passkeys });
+  // Sign-ins abandoned between their two steps, and WebAuthn ceremonies never finished, leave rows behind.
   const sweep = startLoop({
     name: 'pending-sign-in-sweep',
     intervalMs: 60_000,
     logger: ctx.logger,
-    pass: async () => pendingSignInStore.sweep(ctx.db, ctx.clock.now()),
+    pass: async () => {
+      const now = ctx.clock.now();
+      return (await pendingSignInStore.sweep(ctx.db, now)) + (await webauthnCeremonyStore.sweep(ctx.db, now));
+    },
   });
   ctx.hooks.onClose(() => sweep.stop());
   return factors;
@@ -162,7 +178,11 @@ function totpSecretBox(ctx: PluginContext<AuthEnv>) {
   if (fromAuthSecret.length > 0) {
     if (!isDevelopment(ctx.core))
       ctx.logger.warn(
-        'TOTP_ENCRYPTION_KEY is unset: TOTP secrets are sealed with a key derived from AUTH_SECRET, so rotating AUTH_SECRET needs its old value kept until every enrolled account has signed in',
+        {
+          advice:
+            'TOTP_ENCRYPTION_KEY is unset: TOTP secrets are sealed with a key derived from AUTH_SECRET, so rotating AUTH_SECRET needs its old value kept until every enrolled account has signed in',
+        },
+        DEPLOYMENT_ADVICE,
       );
     return createSecretBox(fromAuthSecret, 'gatehouse totp secret');
   }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userStore } from '../src/store/user-store.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { processEnv, spawnGateway } from '../../../test/support/process.ts';
-import { canonical } from '../../../test/support/accounts.ts';
+import { canonical, seedLocalAccount } from '../../../test/support/accounts.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -108,5 +108,60 @@ describe('accounts', () => {
     await expect(db.pool.query('UPDATE auth_settings SET password_min_length = 7')).rejects.toThrow(
       /auth_settings_password_min_length_check/,
     );
+  });
+});
+
+describe('gatehouse admin reset-factors', () => {
+  async function resetFactors(args: string[]) {
+    const child = spawnGateway({
+      args: ['admin', 'reset-factors', ...args],
+      env: processEnv({ DATABASE_URL: db.url, LOG_LEVEL: 'warn' }),
+    });
+    child.child.stdin.end();
+    const code = await child.exited;
+    return { code, stdout: child.stdout(), stderr: child.stderr() };
+  }
+
+  it('removes the last admin’s TOTP, passkeys and recovery codes, ends its sessions, and audits it', async () => {
+    const id = await seedLocalAccount(db.pool, {
+      email: 'last-admin@example.com',
+      password: 'the last admin password',
+      roles: ['*'],
+    });
+    await db.pool.query(
+      `INSERT INTO auth_totp (user_id, key_id, secret_sealed, created_at, confirmed_at)
+         VALUES ($1, 'k1', decode(repeat('00', 40), 'hex'), now(), now());
+       INSERT INTO auth_passkeys (user_id, credential_id, public_key, sign_count, name, device_type, backed_up, created_at)
+         VALUES ($1, 'cred-root', '\\x00', 3, 'Laptop', 'singleDevice', false, now());
+       INSERT INTO auth_recovery_codes (user_id, code_hash, created_at) VALUES ($1, decode(repeat('11', 32), 'hex'), now());
+       INSERT INTO auth_sessions (id, user_id, expires_at) VALUES (repeat('s', 43), $1, now() + interval '1 hour');`.replaceAll(
+        '$1',
+        `'${id}'`,
+      ),
+    );
+    const { code, stdout } = await resetFactors(['--email', 'Last-Admin@example.com']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('reset the second factors of last-admin@example.com');
+    const { rows } = await db.pool.query(
+      `SELECT (SELECT count(*)::int FROM auth_totp WHERE user_id = $1) AS totp,
+              (SELECT count(*)::int FROM auth_passkeys WHERE user_id = $1) AS passkeys,
+              (SELECT count(*)::int FROM auth_recovery_codes WHERE user_id = $1) AS codes,
+              (SELECT count(*)::int FROM auth_sessions WHERE user_id = $1 AND revoked_at IS NULL) AS sessions,
+              (SELECT factor_enrollment_required FROM auth_users WHERE id = $1) AS "mustEnroll"`,
+      [id],
+    );
+    expect(rows[0]).toEqual({ totp: 0, passkeys: 0, codes: 0, sessions: 0, mustEnroll: true });
+    const audit = await db.pool.query(
+      "SELECT actor, payload FROM audit_log WHERE kind = 'auth.factors.reset' ORDER BY id DESC LIMIT 1",
+    );
+    expect(audit.rows[0]).toEqual({
+      actor: 'cli',
+      payload: { userId: id, authenticatorApp: true, passkeys: 1, recoveryCodes: 1, sessions: 1 },
+    });
+  });
+
+  it('says so when no account has the email, and needs --email', async () => {
+    expect(await resetFactors(['--email', 'ghost@example.com'])).toMatchObject({ code: 1 });
+    expect((await resetFactors([])).code).toBe(64);
   });
 });

@@ -201,3 +201,42 @@ describe('a caller without a staff session', () => {
     }
   });
 });
+
+describe('a dashboard session whose subject cannot name a staff member', () => {
+  // In warn mode the gate lets requests through, and the staff API verifies the forwarded session itself.
+  let warn: TestGateway;
+  beforeAll(async () => {
+    warn = await startTestGateway({
+      databaseUrl: db.url,
+      env: staffApiEnv(provider, { API_AUTH_MODE: 'warn' }),
+    });
+  });
+  afterAll(async () => {
+    await warn?.close();
+  });
+
+  it.each([
+    ['an empty subject', ''],
+    ['201 characters', 'a'.repeat(201)],
+    ['a control character', 'agent\u0001a'],
+  ])('with %s, even as an admin, is 401 on reads and writes, never a 500', async (_label, sub) => {
+    for (const target of [gateway, warn])
+      for (const [method, path, json] of [
+        ['GET', '/api/v1/agent/me', undefined],
+        ['POST', `/api/v1/agent/conversations/${convA}/replies`, { text: 'hello' }],
+      ] as const) {
+        const res = await staffFetch(
+          target,
+          { sub, roles: ['messaging:admin'] },
+          method,
+          path,
+          json ? { json } : {},
+        );
+        expect(res.status).toBe(401);
+        // The gate may refuse first in enforce mode; either way a 401 problem, never a write.
+        expect(['messaging.staff.unauthenticated', 'api.auth.unauthenticated']).toContain(
+          ((await res.json()) as { code: string }).code,
+        );
+      }
+  });
+});

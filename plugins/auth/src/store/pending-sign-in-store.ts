@@ -47,12 +47,13 @@ export const pendingSignInStore = {
 
   /** Counts a wrong code; at `maxAttempts` the pending sign-in is gone and the sign-in starts again. */
   async recordFailure(db: Queryable, tokenHash: Buffer, maxAttempts: number): Promise<void> {
-    await db.query(
-      `WITH counted AS (
-         UPDATE auth_pending_sign_ins SET attempts = attempts + 1 WHERE token_hash = $1 RETURNING attempts
-       ) DELETE FROM auth_pending_sign_ins WHERE token_hash = $1 AND (SELECT attempts FROM counted) >= $2`,
-      [tokenHash, maxAttempts],
+    // Two statements: one statement cannot both update a row and delete the version it made.
+    const { rows } = await db.query<{ attempts: number }>(
+      'UPDATE auth_pending_sign_ins SET attempts = attempts + 1 WHERE token_hash = $1 RETURNING attempts',
+      [tokenHash],
     );
+    if ((rows[0]?.attempts ?? 0) >= maxAttempts)
+      await db.query('DELETE FROM auth_pending_sign_ins WHERE token_hash = $1', [tokenHash]);
   },
 
   /** Sign-ins abandoned at the second step. */

@@ -1,4 +1,4 @@
-import type { SessionIdentity } from '../../../../gateway/src/plugin-api.ts';
+import { isCleanIdentifier, type SessionIdentity } from '../../../../gateway/src/plugin-api.ts';
 
 /**
  * Who may see and change what in the staff API (README, "Staff API", "Who sees what"): the one place the
@@ -9,6 +9,17 @@ import type { SessionIdentity } from '../../../../gateway/src/plugin-api.ts';
  * memberships, never from a copy made at sign-in. The realtime plugin applies the same rule to its rooms.
  */
 export const ADMIN_ROLES: readonly string[] = ['*', 'messaging:admin'];
+
+/** The longest staff member id the messaging tables hold (assignee, reply author, feedback author). */
+export const STAFF_ID_MAX = 200;
+
+/**
+ * Whether a session's `sub` can name a staff member here: what the tables store (1-200 characters, checked by the
+ * database too) and clean text. A dashboard token is the dashboard's word, so its `sub` may be anything.
+ */
+export function isStaffId(sub: string): boolean {
+  return sub.length >= 1 && sub.length <= STAFF_ID_MAX && isCleanIdentifier(sub);
+}
 
 export interface StaffScope {
   /** The staff member's id (`sub`): authorship, assignment, feedback and audit rows name it. */

@@ -6,7 +6,7 @@ import {
   SESSION_HEADER,
   type SessionIdentity,
 } from '../../../../gateway/src/plugin-api.ts';
-import { staffScope, type StaffScope } from '../domain/staff-scope.ts';
+import { isStaffId, staffScope, type StaffScope } from '../domain/staff-scope.ts';
 import { messagingErrors } from '../errors.ts';
 import { staffScopeStore } from '../store/staff-scope-store.ts';
 
@@ -33,7 +33,10 @@ export function staffAuthentication(
   return {
     authenticate: async (req, res) => {
       const identity = await verifiedIdentity(ctx, req);
-      if (!identity) throw messagingErrors.create('messaging.staff.unauthenticated');
+      // A session whose subject cannot be stored as a staff member (a dashboard's token says what it likes) is no
+      // staff session: refused here rather than by a database constraint at the first write.
+      if (!identity || !isStaffId(identity.sub))
+        throw messagingErrors.create('messaging.staff.unauthenticated');
       scopes.set(req, staffScope(identity, await staffScopeStore.clustersOf(db, identity.sub)));
       if (WRITE_METHODS.has(req.method)) auditWhenDone(ctx.audit, req, res, identity.sub);
     },
