@@ -5,7 +5,6 @@
  * (the QR code is adopted as parsed SVG, no `img-src`), and no violation is reported. The gateway's clock is
  * injected, so the codes the test computes are the ones the server expects.
  */
-import { generate } from 'otplib';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGIN_PAGE_CSP } from '../src/routes/login-page.ts';
@@ -22,6 +21,14 @@ import { createManualClock } from '../../../test/support/core.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { gateEnv } from '../../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
+import { postJson } from '../../../test/support/http.ts';
+import {
+  beginTotp,
+  confirmTotp,
+  passwordSignIn,
+  totpCode,
+  type Caller,
+} from '../../../test/support/second-factor.ts';
 
 const executablePath = await findChromium();
 const PASSWORD = 'violet umbrella 42';
@@ -57,19 +64,10 @@ afterAll(async () => {
 
 /** The TOTP code of `secret` at the gateway's time, `steps` 30-second steps away. */
 function codeAt(secret: string, steps = 0): Promise<string> {
-  return generate({ secret, epoch: Math.floor(clock.nowMs() / 1000) + steps * 30 });
+  return totpCode(secret, new Date(clock.nowMs() + steps * 30_000));
 }
 
-async function post(path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${gateway.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const answer = (await res.json()) as Record<string, unknown>;
-  expect(res.status, JSON.stringify(answer)).toBe(200);
-  return answer;
-}
+const caller = (): Caller => ({ url: gateway.url, origin: 'http://127.0.0.1' });
 
 /**
  * A new account with a confirmed authenticator app, enrolled over the API the way its first sign-in does it; its
@@ -77,13 +75,14 @@ async function post(path: string, body: unknown): Promise<Record<string, unknown
  */
 async function accountWithTotp(email: string): Promise<{ secret: string; recoveryCodes: string[] }> {
   await seedLocalAccount(db.pool, { email, password: PASSWORD });
-  const login = await post('/auth/login', { email, password: PASSWORD });
-  expect(login['status']).toBe('second_factor_enrollment_required');
-  const pendingToken = login['pendingToken'];
-  const { secret } = (await post('/api/v1/auth/totp/enroll', { pendingToken })) as { secret: string };
-  const confirmed = await post('/api/v1/auth/totp/confirm', { pendingToken, code: await codeAt(secret) });
+  const { body } = await passwordSignIn(caller(), email, PASSWORD);
+  expect(body.status).toBe('second_factor_enrollment_required');
+  const pending = { pendingToken: body.pendingToken ?? '' };
+  const { secret } = await beginTotp(caller(), pending);
+  const confirmed = await confirmTotp(caller(), pending, await codeAt(secret));
+  expect(confirmed.body.status).toBe('signed_in');
   clock.advance(30_000);
-  return { secret, recoveryCodes: confirmed['recoveryCodes'] as string[] };
+  return { secret, recoveryCodes: confirmed.body.recoveryCodes ?? [] };
 }
 
 /** Runs `test` on a fresh page; then no CSP violation, no script error, and no host but the gateway. */
@@ -276,13 +275,13 @@ describe.skipIf(!executablePath)('enrollment at sign-in in Chromium', () => {
         await page.locator('#recovery-codes-step').waitFor({ state: 'visible' });
         saved = (await page.locator('#recovery-code-list li').last().textContent()) ?? '';
       });
-      const login = await post('/auth/login', { email: 'later@example.com', password: PASSWORD });
-      expect(login['status']).toBe('second_factor_required');
-      const signedIn = await post('/api/v1/auth/login/recovery-code', {
-        pendingToken: login['pendingToken'],
+      const { body } = await passwordSignIn(caller(), 'later@example.com', PASSWORD);
+      expect(body.status).toBe('second_factor_required');
+      const signedIn = await postJson(gateway.url, '/api/v1/auth/login/recovery-code', {
+        pendingToken: body.pendingToken,
         code: saved,
       });
-      expect(signedIn['status']).toBe('signed_in');
+      expect(((await signedIn.json()) as { status?: string }).status).toBe('signed_in');
     },
     PAGE_WAIT_MS * 2,
   );
