@@ -175,3 +175,34 @@ describe('the require-TOTP setting', () => {
     }
   });
 });
+
+describe('passkeys turned off', () => {
+  it('an account whose only factor is a passkey must enroll a usable one instead of being locked out', async () => {
+    // An http origin that is not localhost: the relying party does not resolve, so passkeys are off.
+    const off = await startTestGateway({
+      databaseUrl: db.url,
+      clock,
+      env: { ...gateEnv('enforce'), GATEWAY_PLUGINS: 'auth', APP_BASE_URL: 'http://127.0.0.1:3000' },
+    });
+    try {
+      const userId = await seedLocalAccount(db.pool, {
+        email: 'passkey-only@example.com',
+        password: PASSWORD,
+      });
+      await seedPasskey(userId);
+      const on = await passwordSignIn(caller, 'passkey-only@example.com', PASSWORD);
+      expect(on.body).toMatchObject({ status: 'second_factor_required', methods: { passkey: true } });
+      const next = await passwordSignIn(
+        { url: off.url, origin: 'http://127.0.0.1:3000' },
+        'passkey-only@example.com',
+        PASSWORD,
+      );
+      expect(next.body).toMatchObject({
+        status: 'second_factor_enrollment_required',
+        methods: { totp: true, passkey: false },
+      });
+    } finally {
+      await off.close();
+    }
+  });
+});
