@@ -15,6 +15,7 @@ import {
   beginTotp,
   confirmTotp,
   passwordSignIn,
+  seedEnrolledAccount,
   totpCode,
   totpStep,
   type Caller,
@@ -42,14 +43,8 @@ afterAll(async () => {
 });
 
 /** An account with a confirmed TOTP enrollment; its id, secret and a signed-in session. */
-async function withTotp(email: string, roles: string[] = []) {
-  const userId = await seedLocalAccount(db.pool, { email, password: PASSWORD, roles });
-  const { cookie } = await passwordSignIn(caller, email, PASSWORD);
-  const { secret } = await beginTotp(caller, { cookie });
-  expect((await confirmTotp(caller, { cookie }, await totpCode(secret, clock.now()))).res.status).toBe(200);
-  clock.advance(30_000);
-  return { userId, secret, cookie };
-}
+const withTotp = (email: string, roles: string[] = []) =>
+  seedEnrolledAccount(caller, db.pool, clock, { email, password: PASSWORD, roles });
 
 /** A passkey row as registration stores it (the ceremony itself is tested in passkeys.test.ts). */
 async function seedPasskey(userId: string): Promise<void> {
