@@ -144,7 +144,7 @@ async function main(): Promise<void> {
         }
       }),
     );
-    const health = summarise(healthSamples);
+    const health = { ...summarise(healthSamples), perSecond: roundToTenth(healthSamples.length / SECONDS) };
     process.stdout.write(
       JSON.stringify(
         {

@@ -3,6 +3,9 @@
  * password sign-in, the pending step, TOTP enrollment, codes computed from a secret at a given time.
  */
 import { generate } from 'otplib';
+import type { ManualClock } from '../../gateway/src/clock.ts';
+import type { Queryable } from '../../gateway/src/plugin-api.ts';
+import { seedLocalAccount } from './accounts.ts';
 import { postJson, sessionCookieOf } from './http.ts';
 
 /** What `POST /auth/login` and the second-step routes answer with. */
@@ -74,4 +77,24 @@ export async function confirmTotp(
       ? await postJson(caller.url, '/api/v1/auth/totp/confirm', { code }, withCookie(caller, auth.cookie))
       : await postJson(caller.url, '/api/v1/auth/totp/confirm', { code, pendingToken: auth.pendingToken });
   return { res, body: (await res.json()) as SignInAnswer, cookie: sessionCookieOf(res) };
+}
+
+/**
+ * A new local account that signs in with its password and enrolls an authenticator app with that session. The
+ * clock then moves one step on, so the codes a test makes next are newer than the one the confirmation burned.
+ */
+export async function seedEnrolledAccount(
+  caller: Caller,
+  db: Queryable,
+  clock: ManualClock,
+  account: { email: string; password: string; roles?: string[] },
+): Promise<{ userId: string; secret: string; cookie: string; recoveryCodes: string[]; burned: string }> {
+  const userId = await seedLocalAccount(db, account);
+  const { cookie } = await passwordSignIn(caller, account.email, account.password);
+  const { secret } = await beginTotp(caller, { cookie });
+  const burned = await totpCode(secret, clock.now());
+  const confirmed = await confirmTotp(caller, { cookie }, burned);
+  if (confirmed.res.status !== 200) throw new Error(`TOTP confirm: ${confirmed.res.status}`);
+  clock.advance(30_000);
+  return { userId, secret, cookie, recoveryCodes: confirmed.body.recoveryCodes ?? [], burned };
 }

@@ -63,8 +63,8 @@ import { oidcFlowStore } from './store/oidc-flow-store.ts';
 export const DEPLOYMENT_ADVICE = 'auth deployment advice';
 
 /**
- * Sign-in: local passwords, LDAP, OIDC single sign-on with device tokens, SCIM provisioning and server-side
- * sessions; passkeys, TOTP and break-glass second factors are planned (plugins/auth/README.md says what is built).
+ * Sign-in: local passwords, LDAP, OIDC single sign-on with device tokens, SCIM provisioning, server-side sessions,
+ * and second factors (TOTP, passkeys, recovery codes, break-glass admins).
  * AUTH_MODE selects which sign-in methods load (deployment/validate.ts).
  */
 export const authPlugin = definePlugin({
@@ -132,7 +132,12 @@ function registerSecondFactors(
   deps: { deployment: AuthDeployment; throttle: Throttle },
 ): SecondFactors {
   const totp = createTotp({ box: totpSecretBox(ctx), clock: ctx.clock, issuer: ctx.config.TOTP_ISSUER });
-  const factors = createSecondFactors({ db: ctx.db, clock: ctx.clock, totp });
+  const factors = createSecondFactors({
+    db: ctx.db,
+    clock: ctx.clock,
+    totp,
+    passkeysAvailable: deps.deployment.webauthn !== null,
+  });
   const webSession = webSessions(ctx);
   const routeDeps = {
     deployment: deps.deployment,

@@ -15,6 +15,7 @@ import {
   beginTotp,
   confirmTotp,
   passwordSignIn,
+  seedEnrolledAccount,
   totpCode,
   totpStep,
   type Caller,
@@ -42,14 +43,8 @@ afterAll(async () => {
 });
 
 /** An account with a confirmed TOTP enrollment; its id, secret and a signed-in session. */
-async function withTotp(email: string, roles: string[] = []) {
-  const userId = await seedLocalAccount(db.pool, { email, password: PASSWORD, roles });
-  const { cookie } = await passwordSignIn(caller, email, PASSWORD);
-  const { secret } = await beginTotp(caller, { cookie });
-  expect((await confirmTotp(caller, { cookie }, await totpCode(secret, clock.now()))).res.status).toBe(200);
-  clock.advance(30_000);
-  return { userId, secret, cookie };
-}
+const withTotp = (email: string, roles: string[] = []) =>
+  seedEnrolledAccount(caller, db.pool, clock, { email, password: PASSWORD, roles });
 
 /** A passkey row as registration stores it (the ceremony itself is tested in passkeys.test.ts). */
 async function seedPasskey(userId: string): Promise<void> {
@@ -172,6 +167,37 @@ describe('the require-TOTP setting', () => {
       expect(next.cookie).toBe('');
     } finally {
       await db.pool.query('UPDATE auth_settings SET require_totp = false');
+    }
+  });
+});
+
+describe('passkeys turned off', () => {
+  it('an account whose only factor is a passkey must enroll a usable one instead of being locked out', async () => {
+    // An http origin that is not localhost: the relying party does not resolve, so passkeys are off.
+    const off = await startTestGateway({
+      databaseUrl: db.url,
+      clock,
+      env: { ...gateEnv('enforce'), GATEWAY_PLUGINS: 'auth', APP_BASE_URL: 'http://127.0.0.1:3000' },
+    });
+    try {
+      const userId = await seedLocalAccount(db.pool, {
+        email: 'passkey-only@example.com',
+        password: PASSWORD,
+      });
+      await seedPasskey(userId);
+      const on = await passwordSignIn(caller, 'passkey-only@example.com', PASSWORD);
+      expect(on.body).toMatchObject({ status: 'second_factor_required', methods: { passkey: true } });
+      const next = await passwordSignIn(
+        { url: off.url, origin: 'http://127.0.0.1:3000' },
+        'passkey-only@example.com',
+        PASSWORD,
+      );
+      expect(next.body).toMatchObject({
+        status: 'second_factor_enrollment_required',
+        methods: { totp: true, passkey: false },
+      });
+    } finally {
+      await off.close();
     }
   });
 });

@@ -10,7 +10,8 @@ import { seedLocalAccount } from '../../../test/support/accounts.ts';
 import { findChromium, LAUNCH_WAIT_MS, launchChromium } from '../../../test/support/browser.ts';
 import { createManualClock } from '../../../test/support/core.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { gateEnv } from '../../../test/support/gate.ts';
+import { gateEnv, sign, SIGNATURE_HEADER } from '../../../test/support/gate.ts';
+import { SESSION_HEADER } from '../../../gateway/src/plugin-api.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
 import { freePort } from '../../../test/support/process.ts';
 import {
@@ -414,5 +415,27 @@ describe('passkeys off (no relying party resolves)', () => {
     } finally {
       await off.close();
     }
+  });
+});
+
+describe.skipIf(!executablePath)('recovery (README, "Recovery")', () => {
+  it('authenticator app lost, passkey held: after an admin resets the TOTP, the passkey still signs in', async () => {
+    const { userId, cookie, page } = await withPasskey('phone-lost@example.com');
+    // The registration proved a factor on this session, so it may add the authenticator app.
+    const { secret } = await beginTotp(caller, { cookie });
+    expect((await confirmTotp(caller, { cookie }, await totpCode(secret, clock.now()))).res.status).toBe(200);
+    await seedLocalAccount(db.pool, { email: 'helpdesk@example.com', password: PASSWORD, roles: ['*'] });
+    const admin = await passwordSignIn(caller, 'helpdesk@example.com', PASSWORD);
+    const path = `/admin/users/${userId}/totp`;
+    const reset = await fetch(`${caller.url}${path}`, {
+      method: 'DELETE',
+      headers: {
+        [SIGNATURE_HEADER]: sign({ method: 'DELETE', url: path, at: Math.floor(clock.nowMs() / 1000) }),
+        [SESSION_HEADER]: admin.cookie,
+      },
+    });
+    expect(reset.status).toBe(204);
+    const signedIn = await passkeySignIn(caller, page);
+    expect(signedIn.body).toMatchObject({ status: 'signed_in', user: { id: userId } });
   });
 });

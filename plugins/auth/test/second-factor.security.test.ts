@@ -4,16 +4,14 @@
  * sign-ins, and no secret, code or token in the audit trail or the log. Booted gateway, real PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedLocalAccount } from '../../../test/support/accounts.ts';
 import { createManualClock } from '../../../test/support/core.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { gateEnv } from '../../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
 import { postJson } from '../../../test/support/http.ts';
 import {
-  beginTotp,
-  confirmTotp,
   passwordSignIn,
+  seedEnrolledAccount,
   totpCode,
   totpStep,
   withCookie,
@@ -51,15 +49,10 @@ afterAll(async () => {
 });
 
 async function enrolled(email: string) {
-  const userId = await seedLocalAccount(db.pool, { email, password: PASSWORD });
-  const { cookie } = await passwordSignIn(caller, email, PASSWORD);
-  const { secret } = await beginTotp(caller, { cookie });
-  const code = await totpCode(secret, clock.now());
-  const confirmed = await confirmTotp(caller, { cookie }, code);
-  clock.advance(30_000);
-  const recoveryCodes = confirmed.body.recoveryCodes ?? [];
-  for (const value of [secret, code, cookie, ...recoveryCodes]) secrets.add(value);
-  return { userId, secret, cookie, recoveryCodes };
+  const account = await seedEnrolledAccount(caller, db.pool, clock, { email, password: PASSWORD });
+  for (const value of [account.secret, account.burned, account.cookie, ...account.recoveryCodes])
+    secrets.add(value);
+  return account;
 }
 
 const recoveryStep = (pendingToken: string, code: string) =>

@@ -14,6 +14,7 @@ import {
   beginTotp,
   confirmTotp,
   passwordSignIn,
+  seedEnrolledAccount,
   totpCode,
   totpStep,
   withCookie,
@@ -45,15 +46,8 @@ afterAll(async () => {
 const at = (steps: number) => new Date(clock.nowMs() + steps * 30_000);
 
 /** An account signed in with a password and enrolled in TOTP; its secret. */
-async function enrolled(email: string): Promise<{ userId: string; secret: string }> {
-  const userId = await seedLocalAccount(db.pool, { email, password: PASSWORD });
-  const { cookie } = await passwordSignIn(caller, email, PASSWORD);
-  const { secret } = await beginTotp(caller, { cookie });
-  const confirmed = await confirmTotp(caller, { cookie }, await totpCode(secret, at(0)));
-  expect(confirmed.res.status).toBe(200);
-  clock.advance(30_000); // the enrollment's code is burned; later codes belong to the next steps
-  return { userId, secret };
-}
+const enrolled = (email: string) =>
+  seedEnrolledAccount(caller, db.pool, clock, { email, password: PASSWORD });
 
 async function auditKinds(userId: string): Promise<string[]> {
   await gateway.audit.flush();

@@ -33,7 +33,13 @@ export interface PendingStep {
  * their replay guard and recovery codes. Every acceptance is a compare-and-set meant to run in the transaction that
  * issues the session (or records the step-up), so a code is used by exactly one request however many race.
  */
-export function createSecondFactors(deps: { db: Database; clock: Clock; totp: Totp }) {
+export function createSecondFactors(deps: {
+  db: Database;
+  clock: Clock;
+  totp: Totp;
+  /** Whether passkeys can be used in this deployment (the relying party resolved). */
+  passkeysAvailable: boolean;
+}) {
   const now = () => deps.clock.now();
 
   const acceptTotp = async (
@@ -62,13 +68,16 @@ export function createSecondFactors(deps: { db: Database; clock: Clock; totp: To
         factorStore.state(deps.db, user.id),
         userStore.settings(deps.db),
       ]);
+      // Passkeys made while passkeys were on cannot be used once they are off: such an account is not locked out
+      // behind a factor it cannot present, it owes a usable one instead (README, "Passkeys").
+      const unusablePasskeys = !deps.passkeysAvailable && factors.passkeys > 0;
       const step = secondFactorStep({
         totp: factors.totp,
-        passkeys: factors.passkeys,
+        passkeys: deps.passkeysAvailable ? factors.passkeys : 0,
         breakGlass: options.breakGlass,
         requireTotp: settings.requireTotp,
         directoryManaged: user.directoryManaged,
-        enrollmentRequired: factors.enrollmentRequired,
+        enrollmentRequired: factors.enrollmentRequired || unusablePasskeys,
       });
       if (step === 'none') return null;
       const { token, hash } = newOneTimeToken();
