@@ -49,6 +49,7 @@ interface Seen {
   password: boolean;
   ldapNote: boolean;
   breakGlassNote: boolean;
+  passkey: boolean;
 }
 
 async function seen(recorded: RecordedPage): Promise<Seen> {
@@ -58,6 +59,7 @@ async function seen(recorded: RecordedPage): Promise<Seen> {
     password: await visible('#password-form'),
     ldapNote: await visible('#ldap-note'),
     breakGlassNote: await visible('#break-glass-note'),
+    passkey: await visible('#passkey-button'),
   };
 }
 
@@ -78,7 +80,9 @@ function inlineCode(recorded: RecordedPage) {
   }));
 }
 
-const NONE: Seen = { sso: false, password: false, ldapNote: false, breakGlassNote: false };
+const NONE: Seen = { sso: false, password: false, ldapNote: false, breakGlassNote: false, passkey: false };
+// Passkeys are on when the relying party resolves: from an APP_BASE_URL on localhost (http is allowed there).
+const PASSKEYS = { APP_BASE_URL: 'http://localhost:8080' };
 
 /** A configuration of the gateway and what /login shows under it, per path. */
 type Configuration = [
@@ -94,6 +98,28 @@ const CONFIGURATIONS: Configuration[] = [
     'local with LDAP',
     { AUTH_MODE: 'local', ...LDAP },
     [['/login', { ...NONE, password: true, ldapNote: true }]],
+  ],
+  // The directory is where passwords come from; local ones are for break-glass admins, in the same form.
+  [
+    'LDAP_MODE=only',
+    { AUTH_MODE: 'local', ...LDAP, LDAP_MODE: 'only' },
+    [
+      ['/login', { ...NONE, password: true, ldapNote: true }],
+      ['/login?local=1', { ...NONE, password: true, ldapNote: true }],
+    ],
+  ],
+  [
+    'local with passkeys',
+    { AUTH_MODE: 'local', ...PASSKEYS },
+    [['/login', { ...NONE, password: true, passkey: true }]],
+  ],
+  [
+    'oidc with passkeys',
+    { AUTH_MODE: 'oidc', ...OIDC, ...PASSKEYS },
+    [
+      ['/login', { ...NONE, sso: true }],
+      ['/login?local=1', { ...NONE, sso: true, password: true, breakGlassNote: true, passkey: true }],
+    ],
   ],
   [
     'oidc',

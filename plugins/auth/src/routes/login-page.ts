@@ -1,4 +1,5 @@
 import type { AuthDeployment } from '../deployment/validate.ts';
+import { secondFactorSteps } from './login-page-steps.ts';
 import { assetHref, type PageAsset, type PageFile } from './page-assets.ts';
 
 /**
@@ -21,28 +22,42 @@ export const CALLBACK_PAGE_CSP = LOGIN_PAGE_CSP.replace("form-action 'self'", "f
 
 /** What /login shows (README, "Login pages"): decided on the server, before any script runs. */
 export interface LoginPageView {
-  /** The email and password form. */
+  /** The email and password form (and, after it, the second-factor steps). */
   password: boolean;
   /** The password form is the administrator affordance of oidc mode (`?local=1`). */
   breakGlass: boolean;
-  /** The note that directory (LDAP) passwords are accepted too. */
+  /** The note about directory (LDAP) passwords. */
   ldap: boolean;
+  /** LDAP_MODE=only: the directory is where passwords come from, so the note says so rather than "too". */
+  ldapOnly: boolean;
   /** The single sign-on button. */
   sso: boolean;
+  /** "Sign in with a passkey" (usernameless). */
+  passkeys: boolean;
 }
+
+type ViewedDeployment = Pick<AuthDeployment, 'mode' | 'password' | 'ldap' | 'ldapOnly' | 'oidc' | 'webauthn'>;
 
 /**
  * The mode table: local offers the password form (and says directory passwords work when LDAP is on); oidc
  * offers single sign-on, and the password form only with `?local=1` while break-glass is on; local+oidc offers
- * both. Hiding the form is cosmetic: POST /auth/login enforces the mode whatever the page shows.
+ * both. With LDAP on the form is always there: under LDAP_MODE=only local passwords are for break-glass admins
+ * alone, but every directory account signs in through the same form. Passkeys are offered wherever a passkey
+ * may sign in: every mode but oidc, where only break-glass admins may, so only beside their form. Hiding a
+ * method is cosmetic: the sign-in routes enforce the mode whatever the page shows.
  */
-export function loginPageView(
-  deployment: Pick<AuthDeployment, 'password' | 'ldap' | 'oidc'>,
-  options: { local: boolean },
-): LoginPageView {
-  const breakGlass = deployment.password === 'break-glass-admins' && options.local;
-  const password = deployment.password === 'everyone' || breakGlass;
-  return { password, breakGlass, ldap: password && deployment.ldap, sso: deployment.oidc };
+export function loginPageView(deployment: ViewedDeployment, options: { local: boolean }): LoginPageView {
+  const breakGlass =
+    deployment.mode === 'oidc' && deployment.password === 'break-glass-admins' && options.local;
+  const password = deployment.password === 'everyone' || deployment.ldap || breakGlass;
+  return {
+    password,
+    breakGlass,
+    ldap: password && deployment.ldap,
+    ldapOnly: password && deployment.ldap && deployment.ldapOnly,
+    sso: deployment.oidc,
+    passkeys: deployment.webauthn !== null && (deployment.mode !== 'oidc' || breakGlass),
+  };
 }
 
 /** Text for an HTML text node or a double-quoted attribute. */
@@ -67,17 +82,20 @@ export function renderLoginPage(
   const sections = [
     view.sso ? ssoSection(returnTo) : '',
     view.password ? passwordSection(view, returnTo) : '',
+    view.passkeys ? passkeySection(view, returnTo) : '',
   ]
     .filter(Boolean)
     .join('\n');
+  // The steps after a correct password, hidden until the script needs one.
+  const steps = view.password ? `\n${secondFactorSteps()}` : '';
   return page({
     title: 'Sign in',
     script: assetHref(assets, 'login.js'),
     style: assetHref(assets, 'pages.css'),
     body: `<h1>Sign in</h1>
-      <div class="methods">
+      <div class="methods" id="methods">
 ${sections}
-      </div>`,
+      </div>${steps}`,
   });
 }
 
@@ -109,7 +127,7 @@ function passwordSection(view: LoginPageView, returnTo: string): string {
     view.breakGlass
       ? '<p class="note" id="break-glass-note">For administrators while single sign-on is unavailable.</p>'
       : '',
-    view.ldap ? '<p class="note" id="ldap-note">Your directory (LDAP) password works here too.</p>' : '',
+    view.ldap ? `<p class="note" id="ldap-note">${ldapNote(view)}</p>` : '',
   ].filter(Boolean);
   return `        <section class="method" id="password-method">
           <h2>${heading}</h2>
@@ -123,6 +141,24 @@ function passwordSection(view: LoginPageView, returnTo: string): string {
             <button type="submit">Sign in</button>
           </form>
         </section>`;
+}
+
+function passkeySection(view: LoginPageView, returnTo: string): string {
+  const note = view.breakGlass
+    ? 'For administrators while single sign-on is unavailable.'
+    : 'Use a passkey saved on this device, on your phone or in your password manager.';
+  return `        <section class="method" id="passkey-method">
+          <h2>Passkey</h2>
+          <p class="note">${note}</p>
+          <button type="button" id="passkey-button" data-return-to="${escapeHtml(returnTo)}">Sign in with a passkey</button>
+          <p class="error" id="passkey-error" role="alert" hidden></p>
+        </section>`;
+}
+
+function ldapNote(view: LoginPageView): string {
+  return view.ldapOnly
+    ? 'Sign in with your directory (LDAP) email and password.'
+    : 'Your directory (LDAP) password works here too.';
 }
 
 function page(parts: { title: string; script: string; style: string; body: string }): string {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { CALLBACK_SCRIPT, LOGIN_SCRIPT, PAGES_CSS } from './page-scripts.ts';
+import { LOGIN_SCRIPT } from './login-script.ts';
+import { CALLBACK_SCRIPT, PAGES_CSS } from './page-scripts.ts';
 
 /** Where the login pages' files are served from; `:file` is one of `PAGE_FILES`. */
 export const PAGE_ASSET_ROUTE = '/auth/assets/:file';

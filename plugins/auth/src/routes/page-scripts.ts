@@ -5,84 +5,10 @@
  *
  * Kept as text here rather than as `.js` files: the repository's TypeScript and lint setup covers server code
  * only, and these few lines are exercised end to end by the Chromium suites (plugins/auth/test/login-page*).
- * No backtick or dollar-brace may appear in them (they are template literals).
+ * No backtick or dollar-brace may appear in them (they are template literals), and no backslash (a template
+ * literal drops it). The login page's script is assembled in login-script.ts.
  */
-
-/**
- * The same-origin rule of `safeReturnTo` (domain/return-to.ts), again in the browser: the server already
- * checked what it put in the page, and the callback page receives its `returnTo` from the exchange's answer.
- */
-const SAFE_RETURN_TO = `
-function safeReturnTo(value) {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 2048 || value.charAt(0) !== '/') return '/';
-  try {
-    var target = new URL(value, window.location.origin);
-    if (target.origin !== window.location.origin) return '/';
-    return target.pathname + target.search + target.hash;
-  } catch (error) {
-    return '/';
-  }
-}
-`;
-
-/**
- * Submits the password form as JSON to POST /auth/login and goes to the form's `returnTo` on success. One
- * message for every refused sign-in, so the page never tells whether an account exists (README, "Sign-in
- * failures"); 429 says how long to wait, from Retry-After.
- */
-export const LOGIN_SCRIPT = `'use strict';
-(function () {
-${SAFE_RETURN_TO}
-  var form = document.getElementById('password-form');
-  if (!form) return;
-  var message = document.getElementById('password-error');
-  var button = form.querySelector('button[type="submit"]');
-
-  function show(text) {
-    message.textContent = text;
-    message.hidden = false;
-  }
-
-  function waitText(retryAfter) {
-    var seconds = Number.parseInt(retryAfter || '', 10);
-    if (!Number.isFinite(seconds) || seconds <= 0) return 'Too many attempts. Wait a moment, then try again.';
-    if (seconds === 1) return 'Too many attempts. Try again in 1 second.';
-    if (seconds < 120) return 'Too many attempts. Try again in ' + seconds + ' seconds.';
-    return 'Too many attempts. Try again in ' + Math.ceil(seconds / 60) + ' minutes.';
-  }
-
-  function failureText(response) {
-    if (response.status === 401) return 'Sign-in failed. Check the email address and the password.';
-    if (response.status === 429) return waitText(response.headers.get('Retry-After'));
-    return 'Sign-in is not possible right now. Try again later.';
-  }
-
-  form.addEventListener('submit', function (event) {
-    event.preventDefault();
-    message.hidden = true;
-    button.disabled = true;
-    var body = JSON.stringify({ email: form.elements.email.value, password: form.elements.password.value });
-    fetch('/auth/login', {
-      method: 'POST',
-      credentials: 'same-origin',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: body,
-    })
-      .then(function (response) {
-        if (response.ok) {
-          window.location.assign(safeReturnTo(form.dataset.returnTo));
-          return;
-        }
-        show(failureText(response));
-        button.disabled = false;
-      })
-      .catch(function () {
-        show('Sign-in is not possible right now. Try again later.');
-        button.disabled = false;
-      });
-  });
-})();
-`;
+import { SAFE_RETURN_TO } from './page-script-common.ts';
 
 /**
  * The web callback of single sign-on: hands the provider's `code`, `state` (and `iss`, when the provider sent
@@ -145,7 +71,11 @@ ${SAFE_RETURN_TO}
 `;
 
 /** One stylesheet for both pages. */
-export const PAGES_CSS = `:root {
+export const PAGES_CSS = `/* The hidden attribute wins over the display of buttons, flex boxes and the like. */
+[hidden] {
+  display: none !important;
+}
+:root {
   color-scheme: light dark;
   font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif;
   line-height: 1.5;
@@ -210,6 +140,33 @@ button,
 button:disabled {
   opacity: 0.6;
   cursor: progress;
+}
+button.secondary {
+  background: transparent;
+  color: inherit;
+  border: 1px solid color-mix(in srgb, CanvasText 35%, transparent);
+}
+.alternatives {
+  display: flex;
+  flex-wrap: wrap;
+  gap: 0 0.75rem;
+}
+.qr svg {
+  display: block;
+  width: 12rem;
+  height: 12rem;
+}
+.secret,
+.codes {
+  font-family: ui-monospace, 'SFMono-Regular', Menlo, Consolas, monospace;
+}
+.secret {
+  overflow-wrap: anywhere;
+  user-select: all;
+}
+.codes {
+  columns: 2;
+  padding-left: 2rem;
 }
 .note {
   font-size: 0.9rem;
