@@ -73,6 +73,21 @@ describe('LDAP_MODE=only', () => {
     expect(rows).toEqual([{ payload: { method: 'password', factor: 'totp' } }]);
   });
 
+  it('tells clients the password form is for everyone, with directory passwords and break-glass local ones', async () => {
+    if (!directory) return;
+    const methods = (await (await fetch(`${caller.url}/api/v1/auth/methods`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(methods).toMatchObject({
+      password: true,
+      ldap: true,
+      ldapOnly: true,
+      breakGlass: true,
+      passkeys: true,
+    });
+  });
+
   it('turns self-registration off (it would make local password accounts)', async () => {
     if (!directory) return;
     const res = await postJson(caller.url, '/auth/register', {

@@ -21,10 +21,13 @@ export function registerMethodsRoutes(
       deployment.registration === 'per-admin-toggle' && (await userStore.registrationEnabled(ctx.db));
     const body = JSON.stringify({
       modes: deployment.mode.split('+'),
-      password: deployment.password === 'everyone',
+      // The password form is for everyone when local passwords are, or when the directory's are (LDAP_MODE=only).
+      password: deployment.password === 'everyone' || deployment.ldap,
       ldap: deployment.ldap,
+      ldapOnly: deployment.ldapOnly,
       registration,
-      passkeys: false,
+      // On when the relying party resolves and someone may sign in with one (README, "Passkeys").
+      passkeys: deployment.webauthn !== null && deployment.password !== 'nobody',
       breakGlass: deployment.password === 'break-glass-admins',
       oidc: provider && {
         issuer: provider.issuer,
