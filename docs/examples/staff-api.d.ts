@@ -400,6 +400,118 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/follow-up/rules': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List follow-up rules
+     * @description Every rule. Admins only.
+     */
+    get: operations['listFollowUpRules'];
+    put?: never;
+    /**
+     * Create a follow-up rule
+     * @description Admins only.
+     */
+    post: operations['createFollowUpRule'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/follow-up/rules/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a follow-up rule
+     * @description Admins only.
+     */
+    get: operations['getFollowUpRule'];
+    /**
+     * Replace a follow-up rule
+     * @description Its pending follow-ups take the new delay and message; disabling it or changing its kind cancels them. Admins only.
+     */
+    put: operations['replaceFollowUpRule'];
+    post?: never;
+    /**
+     * Delete a follow-up rule
+     * @description Its pending follow-ups are cancelled; the others stay in the queue. Admins only.
+     */
+    delete: operations['deleteFollowUpRule'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/follow-up/queue': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The follow-up queue
+     * @description Follow-ups of the conversations you see, latest due first.
+     */
+    get: operations['listFollowUps'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/follow-up/queue/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a pending follow-up
+     * @description Only a pending one, in your scope.
+     */
+    post: operations['cancelFollowUp'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/follow-up/trigger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Follow up a conversation now
+     * @description A manual follow-up, due now, on a conversation you see; the next pass sends the text inside the 24-hour window, else the template, else it is skipped_outside_window.
+     */
+    post: operations['triggerFollowUp'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -512,6 +624,37 @@ export interface components {
      * @enum {string}
      */
     FeedbackRating: 'up' | 'down';
+    /** @description A follow-up rule; a PUT replaces it whole. */
+    FollowUpRuleInput: {
+      /** @enum {string} */
+      kind: 'lead_incomplete' | 'no_reply';
+      delayHours: number;
+      /** @default null */
+      text: string | null;
+      /** @default null */
+      template: components['schemas']['FollowUpTemplate'] | null;
+      /** @default true */
+      enabled: boolean;
+    };
+    /** @description An approved template: the only message allowed outside the 24-hour window. */
+    FollowUpTemplate: {
+      name: string;
+      languageCode: string;
+      /**
+       * @description The body's parameters, in order ({{1}}, {{2}}, …).
+       * @default []
+       */
+      parameters: string[];
+    };
+    /** @description A follow-up sent now, by hand. */
+    FollowUpTriggerInput: {
+      /** Format: uuid */
+      conversationId: string;
+      /** @default null */
+      text: string | null;
+      /** @default null */
+      template: components['schemas']['FollowUpTemplate'] | null;
+    };
     StaffMe: {
       userId: string;
       /** @description Holds `*` or `messaging:admin`: sees every cluster. */
@@ -851,6 +994,59 @@ export interface components {
         /** @description The classifier tier that decided (1 to 4). */
         tier: number | null;
       } | null;
+    };
+    FollowUpRuleList: {
+      items: components['schemas']['FollowUpRule'][];
+    };
+    FollowUpRule: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      kind: 'lead_incomplete' | 'no_reply';
+      delayHours: number;
+      text: string | null;
+      template: components['schemas']['FollowUpTemplateOutput'] | null;
+      enabled: boolean;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    FollowUpList: {
+      items: components['schemas']['FollowUp'][];
+    };
+    FollowUp: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      conversationId: string;
+      /** @description null: a manual follow-up (or its rule was deleted). */
+      ruleId: string | null;
+      manual: boolean;
+      /** Format: date-time */
+      dueAt: string;
+      /** @enum {string} */
+      status: 'pending' | 'sent' | 'cancelled' | 'skipped_outside_window' | 'failed_reengagement' | 'failed';
+      text: string | null;
+      template: components['schemas']['FollowUpTemplateOutput'] | null;
+      attempts: number;
+      lastError: string | null;
+      /** @description The outbox message that carries it, once queued. */
+      messageId: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    /** @description An approved template: the only message allowed outside the 24-hour window. */
+    FollowUpTemplateOutput: {
+      name: string;
+      languageCode: string;
+      /**
+       * @description The body's parameters, in order ({{1}}, {{2}}, …).
+       * @default []
+       */
+      parameters: string[];
     };
   };
   responses: never;
@@ -2633,6 +2829,478 @@ export interface operations {
       };
       /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listFollowUpRules: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The rules. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FollowUpRuleList'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createFollowUpRule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FollowUpRuleInput'];
+      };
+    };
+    responses: {
+      /** @description The rule. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FollowUpRule'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `request.malformed_json`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getFollowUpRule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The rule. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FollowUpRule'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.follow_up_rule.not_found`: No follow-up rule with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  replaceFollowUpRule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FollowUpRuleInput'];
+      };
+    };
+    responses: {
+      /** @description The rule. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FollowUpRule'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `request.malformed_json`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.follow_up_rule.not_found`: No follow-up rule with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteFollowUpRule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.follow_up_rule.not_found`: No follow-up rule with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listFollowUps: {
+    parameters: {
+      query?: {
+        status?:
+          'pending' | 'sent' | 'cancelled' | 'skipped_outside_window' | 'failed_reengagement' | 'failed';
+        conversationId?: string;
+        /** @description Items per page, 1 to 100 (default 25). */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The follow-ups. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FollowUpList'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  cancelFollowUp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The cancelled follow-up. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FollowUp'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.follow_up.not_found`: No follow-up with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.follow_up.not_pending`: The follow-up is no longer pending */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  triggerFollowUp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FollowUpTriggerInput'];
+      };
+    };
+    responses: {
+      /** @description The follow-up, pending. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FollowUp'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `request.malformed_json`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.conversation.not_found`: No conversation with this id in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.follow_up.already_pending`: A manual follow-up of this conversation is already pending */
+      409: {
         headers: {
           [name: string]: unknown;
         };

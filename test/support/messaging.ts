@@ -11,7 +11,12 @@ export const API_TOKEN = 'send-api-token-for-tests';
 export interface SentMessage {
   phoneNumberId: string;
   authorization: string | undefined;
-  body: { to: string; type: string; text: { body: string } };
+  body: {
+    to: string;
+    type: string;
+    text: { body: string };
+    template?: { name: string; language: { code: string }; components: unknown[] };
+  };
 }
 
 /**
@@ -23,6 +28,8 @@ export interface ProviderStub {
   url: string;
   sent: SentMessage[];
   failNext(n: number): void;
+  /** Refuses the next n sends with this status and the provider's error `code` in a Graph-style body. */
+  refuseNext(n: number, status: number, code: number): void;
   /** Leaves the next n sends unanswered until `releaseHeld()` (a send API that hangs). */
   holdNext(n: number): void;
   /** How many sends are held unanswered now. */
@@ -35,6 +42,7 @@ export interface ProviderStub {
 export async function startProviderStub(): Promise<ProviderStub> {
   const sent: SentMessage[] = [];
   let failures = 0;
+  let refusals: { n: number; status: number; code: number } = { n: 0, status: 400, code: 0 };
   let holds = 0;
   /** Held sends, each with what accepting it would do. */
   const held: Array<{ res: ServerResponse; accept: () => void }> = [];
@@ -68,6 +76,13 @@ export async function startProviderStub(): Promise<ProviderStub> {
         held.push({ res, accept });
         return;
       }
+      if (refusals.n > 0) {
+        refusals.n--;
+        res
+          .writeHead(refusals.status, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'stand-in refusal', code: refusals.code } }));
+        return;
+      }
       if (failures > 0) {
         failures--;
         res
@@ -84,6 +99,9 @@ export async function startProviderStub(): Promise<ProviderStub> {
     sent,
     failNext: (n) => {
       failures = n;
+    },
+    refuseNext: (n, status, code) => {
+      refusals = { n, status, code };
     },
     holdNext: (n) => {
       holds = n;

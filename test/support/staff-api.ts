@@ -38,6 +38,12 @@ export interface StaffRequest {
   headers?: Record<string, string>;
 }
 
+/** For a gateway on a moved clock: sign at its time, and a session that outlives the moves. */
+export interface StaffTiming {
+  clock?: { nowMs(): number };
+  sessionMaxAgeSeconds?: number;
+}
+
 /** One signed request to `path` (with its query) as `staff`. */
 export async function staffFetch(
   gateway: { url: string },
@@ -45,11 +51,20 @@ export async function staffFetch(
   method: string,
   path: string,
   request: StaffRequest = {},
+  timing: StaffTiming = {},
 ): Promise<Response> {
   const body = request.raw ?? (request.json === undefined ? undefined : JSON.stringify(request.json));
   const headers: Record<string, string> = {
-    [SIGNATURE_HEADER]: sign({ method, url: path, body }),
-    [SESSION_HEADER]: await dashboardToken({ sub: staff.sub, email: null, roles: staff.roles }),
+    [SIGNATURE_HEADER]: sign({
+      method,
+      url: path,
+      body,
+      ...(timing.clock ? { at: Math.floor(timing.clock.nowMs() / 1000) } : {}),
+    }),
+    [SESSION_HEADER]: await dashboardToken(
+      { sub: staff.sub, email: null, roles: staff.roles },
+      timing.sessionMaxAgeSeconds === undefined ? {} : { maxAge: timing.sessionMaxAgeSeconds },
+    ),
     ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     ...request.headers,
   };
@@ -57,9 +72,9 @@ export async function staffFetch(
 }
 
 /** Shorthands bound to one gateway and one staff member. */
-export function staffClient(gateway: { url: string }, staff: Staff) {
+export function staffClient(gateway: { url: string }, staff: Staff, timing: StaffTiming = {}) {
   const call = (method: string) => (path: string, request?: StaffRequest) =>
-    staffFetch(gateway, staff, method, path, request);
+    staffFetch(gateway, staff, method, path, request, timing);
   return {
     staff,
     get: call('GET'),

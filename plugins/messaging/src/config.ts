@@ -51,6 +51,8 @@ export const messagingConfigSchema = z
       .default('UTC'),
     /** How often the summary's pending count changes are folded into its counts. */
     MESSAGING_SUMMARY_COMPACT_MS: integer(10_000, 100, 3_600_000),
+    /** How often the follow-up pass schedules what the rules call for and sends the due ones (README, "Follow-ups"). */
+    MESSAGING_FOLLOW_UP_INTERVAL_MS: integer(60_000, 10, 3_600_000),
   })
   .superRefine((env, ctx) => {
     // A lease that can end during a send would let a second worker send the same reply while it is in flight.

@@ -62,6 +62,26 @@ export const messagingErrors = defineErrors({
     status: 422,
     title: "Feedback is given on the bot's replies only",
   },
+  'messaging.staff.admin_required': {
+    status: 403,
+    title: 'This route needs the messaging:admin role',
+  },
+  'messaging.follow_up_rule.not_found': {
+    status: 404,
+    title: 'No follow-up rule with this id',
+  },
+  'messaging.follow_up.not_found': {
+    status: 404,
+    title: 'No follow-up with this id in your scope',
+  },
+  'messaging.follow_up.not_pending': {
+    status: 409,
+    title: 'The follow-up is no longer pending',
+  },
+  'messaging.follow_up.already_pending': {
+    status: 409,
+    title: 'A manual follow-up of this conversation is already pending',
+  },
   'messaging.export.too_large': {
     status: 422,
     title: 'The export would exceed MESSAGING_EXPORT_MAX_ROWS rows; narrow the filter',

@@ -6,11 +6,14 @@ import { createChatModel } from './llm/chat-model.ts';
 import { messagingManifest } from './manifest.ts';
 import { startSender } from './outbound/sender.ts';
 import { registerFeedbackRoutes } from './routes/feedback-routes.ts';
+import { registerFollowUpRoutes } from './routes/follow-up-routes.ts';
 import { registerInboxRoutes } from './routes/inbox-routes.ts';
 import { registerLeadRoutes } from './routes/lead-routes.ts';
 import { registerOpenApiRoutes } from './routes/openapi-routes.ts';
 import { registerProviderWebhookRoutes } from './routes/provider-webhook.ts';
 import { staffAuthentication } from './routes/staff-authentication.ts';
+import { createFollowUpService } from './service/follow-up-service.ts';
+import { startFollowUps } from './service/follow-up-scheduler.ts';
 import { createIngest } from './service/ingest.ts';
 import { startLeadCountCompaction, useSummaryZone } from './service/lead-count-rollup.ts';
 import { createLeadService } from './service/lead-service.ts';
@@ -88,6 +91,16 @@ export const messagingPlugin = definePlugin({
     });
     registerLeadRoutes(ctx, { staff, leads });
     registerFeedbackRoutes(ctx, { staff });
+    // Follow-ups (README, "Follow-ups"): a background pass on every replica, sending through the outbox.
+    const followUps = startFollowUps({
+      ...ctx,
+      sender,
+      intervalMs: config.MESSAGING_FOLLOW_UP_INTERVAL_MS,
+      handoffIdleMs: config.MESSAGING_HANDOFF_IDLE_MS,
+    });
+    const followUpService = createFollowUpService({ ...ctx, kick: followUps.kick });
+    registerFollowUpRoutes(ctx, { staff, followUps: followUpService });
+    ctx.hooks.onClose(() => followUps.stop());
     registerOpenApiRoutes(ctx.routes);
 
     // Close hooks run in reverse: the queue stops first, then the sender finishes the sends its last

@@ -36,3 +36,27 @@ export function outboundPayload(
     text: { preview_url: false, body },
   };
 }
+
+/**
+ * The send API's request for an approved template (Graph-compatible): the only kind of message the provider
+ * delivers outside the 24-hour customer-service window. `parameters` fill the body's placeholders in order.
+ */
+export function templatePayload(
+  conversation: { contactPhone: string | null; contactUserId: string | null },
+  template: { name: string; languageCode: string; parameters: readonly string[] },
+): Record<string, unknown> {
+  return {
+    messaging_product: 'whatsapp',
+    recipient_type: 'individual',
+    to: conversation.contactPhone ?? conversation.contactUserId,
+    type: 'template',
+    template: {
+      name: template.name,
+      language: { code: template.languageCode },
+      components:
+        template.parameters.length === 0
+          ? []
+          : [{ type: 'body', parameters: template.parameters.map((text) => ({ type: 'text', text })) }],
+    },
+  };
+}

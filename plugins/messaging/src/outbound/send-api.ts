@@ -3,7 +3,11 @@ import https from 'node:https';
 import { isCleanIdentifier } from '../../../../gateway/src/plugin-api.ts';
 import { trimEndChars } from '../domain/text.ts';
 
-export type SendOutcome = { providerId: string } | { error: string };
+/**
+ * What one send did: accepted with the provider's message id, or an error; `code` is the provider's error
+ * code when its answer named one (131047: the 24-hour window is closed, README "Follow-ups").
+ */
+export type SendOutcome = { providerId: string } | { error: string; code?: number };
 
 /** The send API as the sender uses it. */
 export interface SendApiClient {
@@ -11,6 +15,22 @@ export interface SendApiClient {
   send(phoneNumberId: string, payload: Record<string, unknown>): Promise<SendOutcome>;
   /** Closes the kept-alive connections (after the last send). */
   close(): void;
+}
+
+/** The most of an answer read; a longer one is no send API's answer. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/** A refused send: its status, and the provider's error code when the answer names one. */
+function refused(status: number, body: Buffer): SendOutcome {
+  let code: unknown;
+  try {
+    code = (JSON.parse(body.toString('utf8')) as { error?: { code?: unknown } } | null)?.error?.code;
+  } catch {
+    code = undefined;
+  }
+  return Number.isSafeInteger(code)
+    ? { error: `send API answered ${status} (error ${code as number})`, code: code as number }
+    : { error: `send API answered ${status}` };
 }
 
 /** Connections kept open to the send API: one per reply in flight, up to this many. */
@@ -49,14 +69,17 @@ export function createSendApiClient(options: {
           },
           (res) => {
             const status = res.statusCode ?? 0;
+            const chunks: Buffer[] = [];
+            let size = 0;
+            res.on('data', (chunk: Buffer) => {
+              size += chunk.length;
+              if (size <= MAX_ANSWER_BYTES) chunks.push(chunk);
+            });
+            res.on('error', (err) => resolve({ error: `send API unreachable: ${err.message}` }));
             if (status < 200 || status > 299) {
-              res.resume();
-              resolve({ error: `send API answered ${status}` });
+              res.on('end', () => resolve(refused(status, Buffer.concat(chunks))));
               return;
             }
-            const chunks: Buffer[] = [];
-            res.on('data', (chunk: Buffer) => chunks.push(chunk));
-            res.on('error', (err) => resolve({ error: `send API unreachable: ${err.message}` }));
             res.on('end', () => {
               let id: unknown;
               try {

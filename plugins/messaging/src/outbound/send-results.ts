@@ -2,11 +2,18 @@ import type { Clock, Database, Logger } from '../../../../gateway/src/plugin-api
 import type { OutboxReply } from '../domain/outbound-reply.ts';
 import { retryDelayMs } from '../domain/retry-delay.ts';
 import type { MessagingMetrics } from '../service/messaging-metrics.ts';
+import { followUpStore } from '../store/follow-up-store.ts';
 import { outboxStore } from '../store/outbox-store.ts';
 import type { SendOutcome } from './send-api.ts';
 
 /** Retry delays of a failed send; the last one repeats. */
 const SEND_RETRY_MS = [2_000, 10_000, 60_000, 300_000, 900_000];
+
+/**
+ * The provider's "re-engagement" error: the contact's 24-hour window is closed and only a template may go
+ * out. Trying again cannot help, so the reply fails at once (README, "Follow-ups").
+ */
+export const REENGAGEMENT_ERROR = 131047;
 
 /** What recording sends needs. */
 export interface SendResultDeps {
@@ -38,13 +45,19 @@ export async function recordSendResults(
   }
   for (const [reply, outcome] of results) {
     if (!('error' in outcome)) continue;
-    const failed = reply.sendAttempts >= deps.maxAttempts;
+    const reengagement = outcome.code === REENGAGEMENT_ERROR;
+    const failed = reengagement || reply.sendAttempts >= deps.maxAttempts;
     const delay = retryDelayMs(SEND_RETRY_MS, reply.sendAttempts);
     await outboxStore.recordFailure(deps.db, reply.id, {
       failed,
       nextSendAt: failed ? null : new Date(deps.clock.nowMs() + delay),
       error: outcome.error,
     });
+    // A follow-up carried by this reply takes the failure as its own state.
+    if (failed) {
+      const status = reengagement ? 'failed_reengagement' : 'failed';
+      await followUpStore.settleFailed(deps.db, reply.id, status, outcome.error, deps.clock.now());
+    }
     deps.metrics.sent(failed ? 'failed' : 'retry');
     deps.logger.warn(
       { messageId: reply.id, attempt: reply.sendAttempts, failed, error: outcome.error },

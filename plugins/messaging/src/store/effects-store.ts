@@ -1,6 +1,7 @@
 import type { Classification } from '../classifier/types.ts';
 import type { CaptureSession, Language } from '../conversation/types.ts';
 import type { LeadContact } from '../domain/lead.ts';
+import { followUpStore } from './follow-up-store.ts';
 import { leadStore } from './lead-store.ts';
 import { notificationStore } from './notification-store.ts';
 import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
@@ -78,6 +79,9 @@ export const effectsStore = {
     if (effects.length === 0) return [];
 
     const held = await updateConversations(tx, effects, now);
+    // The contact wrote: what was scheduled to chase them is moot (README, "Follow-ups"). The follow-up pass
+    // never waits for a row lock (SKIP LOCKED), so taking the follow-ups after the conversations cannot deadlock.
+    await followUpStore.cancelForInbound(tx, [...new Set(effects.map((e) => e.conversationId))], now);
 
     const leads = effects.filter((e) => e.leadPatch !== null);
     await leadStore.upsertMany(
