@@ -1,6 +1,7 @@
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { createDocument } from 'zod-openapi';
 import { openResponseObjects } from './common.ts';
+import { faqPaths } from './faq-paths.ts';
 import { feedbackPaths } from './feedback-paths.ts';
 import { inboxPaths } from './inbox-paths.ts';
 import { leadsPaths } from './leads-paths.ts';
@@ -49,7 +50,7 @@ export function buildStaffApiDocument(): OpenApiDocument {
           },
         },
       },
-      paths: { ...inboxPaths(), ...leadsPaths(), ...feedbackPaths() },
+      paths: { ...inboxPaths(), ...leadsPaths(), ...feedbackPaths(), ...faqPaths() },
     },
     { override: openResponseObjects },
   );
