@@ -512,6 +512,138 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/faq': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List FAQ entries
+     * @description Live (or, with `archived=true`, archived) entries, newest first.
+     */
+    get: operations['listFaq'];
+    put?: never;
+    /**
+     * Create a local FAQ entry
+     * @description Admins only. Unpublished unless `published` is true.
+     */
+    post: operations['createFaq'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/faq/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a FAQ entry
+     * @description Live or archived.
+     */
+    get: operations['getFaq'];
+    put?: never;
+    post?: never;
+    /**
+     * Archive a FAQ entry
+     * @description Admins only. It stops answering; it stays readable.
+     */
+    delete: operations['archiveFaq'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a FAQ entry
+     * @description Admins only. A change of questions, answer or language marks a synced entry as edited here: the sync then turns an upstream change of it into a conflict instead of overwriting it.
+     */
+    patch: operations['updateFaq'];
+    trace?: never;
+  };
+  '/api/v1/faq/conflicts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List sync conflicts
+     * @description Admins only. Upstream changes of entries edited here, open (default) or resolved, newest first.
+     */
+    get: operations['listFaqConflicts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/faq/conflicts/{id}/resolve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resolve a sync conflict
+     * @description Admins only. `upstream` takes the upstream content; `local` keeps the local one until the next upstream change.
+     */
+    post: operations['resolveFaqConflict'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/faq/sync': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sync the FAQ now
+     * @description Admins only. Pulls the upstream list and applies it; answers the run (also when it failed: see `error`).
+     */
+    post: operations['runFaqSync'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/faq/sync/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List sync runs
+     * @description Admins only. Newest first.
+     */
+    get: operations['listFaqSyncRuns'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -654,6 +786,41 @@ export interface components {
       text: string | null;
       /** @default null */
       template: components['schemas']['FollowUpTemplate'] | null;
+    };
+    /** @enum {string} */
+    FaqLanguage: 'id' | 'en';
+    /**
+     * @example {
+     *       "questions": [
+     *         "apakah ada asrama?"
+     *       ],
+     *       "answer": "Ada, asrama putra dan putri.",
+     *       "language": "id"
+     *     }
+     */
+    FaqEntryInput: {
+      /** @description The question variants, 1 to 20; each is answered by `answer`. */
+      questions: string[];
+      answer: string;
+      language: components['schemas']['FaqLanguage'];
+      /** @default false */
+      published: boolean;
+    };
+    /**
+     * @example {
+     *       "answer": "Ada, dengan biaya Rp 1.000.000 per bulan."
+     *     }
+     */
+    FaqEntryPatch: {
+      /** @description The question variants, 1 to 20; each is answered by `answer`. */
+      questions?: string[];
+      answer?: string;
+      language?: components['schemas']['FaqLanguage'];
+      published?: boolean;
+    };
+    FaqConflictResolution: {
+      /** @enum {string} */
+      keep: 'local' | 'upstream';
     };
     StaffMe: {
       userId: string;
@@ -1037,6 +1204,78 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+    };
+    FaqEntryPage: {
+      items: components['schemas']['FaqEntry'][];
+      nextCursor: string | null;
+    };
+    FaqEntry: {
+      /** Format: uuid */
+      id: string;
+      questions: string[];
+      answer: string;
+      language: components['schemas']['FaqLanguage'];
+      published: boolean;
+      archived: boolean;
+      externalId: string | null;
+      /** @enum {string} */
+      origin: 'local' | 'synced';
+      locallyEdited: boolean;
+      upstreamHash: string | null;
+      upstreamUpdatedAt: string | null;
+      archivedAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    FaqConflictPage: {
+      items: components['schemas']['FaqConflict'][];
+      nextCursor: string | null;
+    };
+    FaqConflict: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      entryId: string;
+      local: components['schemas']['FaqEntry'];
+      upstream: {
+        /** @description The question variants, 1 to 20; each is answered by `answer`. */
+        questions: string[];
+        answer: string;
+        language: components['schemas']['FaqLanguage'];
+        /** Format: date-time */
+        updatedAt: string;
+      };
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      resolvedAt: string | null;
+      resolvedBy: string | null;
+      resolution: ('local' | 'upstream') | null;
+    };
+    FaqSyncRun: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      trigger: 'manual' | 'schedule';
+      /** @enum {string} */
+      status: 'running' | 'succeeded' | 'not_modified' | 'failed';
+      etag: string | null;
+      created: number;
+      updated: number;
+      archived: number;
+      conflicts: number;
+      unchanged: number;
+      error: string | null;
+      /** Format: date-time */
+      startedAt: string;
+      finishedAt: string | null;
+    };
+    FaqSyncRunPage: {
+      items: components['schemas']['FaqSyncRun'][];
+      nextCursor: string | null;
     };
     /** @description An approved template: the only message allowed outside the 24-hour window. */
     FollowUpTemplateOutput: {
@@ -3301,6 +3540,617 @@ export interface operations {
       };
       /** @description `messaging.follow_up.already_pending`: A manual follow-up of this conversation is already pending */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listFaq: {
+    parameters: {
+      query?: {
+        /** @description Items per page, 1 to 100 (default 25). */
+        limit?: number;
+        cursor?: string;
+        language?: components['schemas']['FaqLanguage'];
+        published?: 'true' | 'false';
+        /** @description `true`: only archived entries; `false` (default): only live ones. */
+        archived?: 'true' | 'false';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FaqEntryPage'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `messaging.cursor.invalid`: The pagination cursor is not one this list handed out */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createFaq: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FaqEntryInput'];
+      };
+    };
+    responses: {
+      /** @description The entry; `Location` names it. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FaqEntry'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `request.too_large`: The request body exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getFaq: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The entry. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FaqEntry'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.faq.not_found`: No FAQ entry with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  archiveFaq: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Archived. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.faq.not_found`: No FAQ entry with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateFaq: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FaqEntryPatch'];
+      };
+    };
+    responses: {
+      /** @description The entry as changed. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FaqEntry'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.faq.not_found`: No FAQ entry with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.faq.archived`: The FAQ entry is archived */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `request.too_large`: The request body exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listFaqConflicts: {
+    parameters: {
+      query?: {
+        /** @description Items per page, 1 to 100 (default 25). */
+        limit?: number;
+        cursor?: string;
+        state?: 'open' | 'resolved';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FaqConflictPage'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `messaging.cursor.invalid`: The pagination cursor is not one this list handed out */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  resolveFaqConflict: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FaqConflictResolution'];
+      };
+    };
+    responses: {
+      /** @description The resolved conflict. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FaqConflict'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.faq.conflict_not_found`: No FAQ conflict with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.faq.conflict_resolved`: The FAQ conflict was already resolved */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `request.too_large`: The request body exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  runFaqSync: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The finished run. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FaqSyncRun'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.faq.sync_in_progress`: A FAQ sync is already running */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.faq.sync_not_configured`: FAQ_SYNC_URL is not set */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listFaqSyncRuns: {
+    parameters: {
+      query?: {
+        /** @description Items per page, 1 to 100 (default 25). */
+        limit?: number;
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FaqSyncRunPage'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `messaging.cursor.invalid`: The pagination cursor is not one this list handed out */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
         headers: {
           [name: string]: unknown;
         };

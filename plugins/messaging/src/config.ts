@@ -53,6 +53,16 @@ export const messagingConfigSchema = z
     MESSAGING_SUMMARY_COMPACT_MS: integer(10_000, 100, 3_600_000),
     /** How often the follow-up pass schedules what the rules call for and sends the due ones (README, "Follow-ups"). */
     MESSAGING_FOLLOW_UP_INTERVAL_MS: integer(60_000, 10, 3_600_000),
+    /** The external knowledge service's FAQ list (README, "FAQ"); unset: no sync. */
+    FAQ_SYNC_URL: httpUrl.optional(),
+    /** Sent as `Authorization: Bearer <token>` to FAQ_SYNC_URL; never logged. */
+    FAQ_SYNC_TOKEN: secret(z.string().min(1).optional()),
+    /** How often the FAQ syncs on its own; 0: only on demand (`POST /api/v1/faq/sync`). */
+    FAQ_SYNC_INTERVAL_MS: integer(0, 0, 7 * 24 * 3_600_000),
+    /** One fetch of the FAQ list, from the request to the last byte of the answer. */
+    FAQ_SYNC_TIMEOUT_MS: integer(10_000, 100, 120_000),
+    /** The largest FAQ list accepted, in bytes; a larger answer fails the run. */
+    FAQ_SYNC_MAX_BYTES: integer(5_242_880, 1_024, 104_857_600),
   })
   .superRefine((env, ctx) => {
     // A lease that can end during a send would let a second worker send the same reply while it is in flight.

@@ -86,4 +86,28 @@ export const messagingErrors = defineErrors({
     status: 422,
     title: 'The export would exceed MESSAGING_EXPORT_MAX_ROWS rows; narrow the filter',
   },
+  'messaging.faq.not_found': {
+    status: 404,
+    title: 'No FAQ entry with this id',
+  },
+  'messaging.faq.archived': {
+    status: 409,
+    title: 'The FAQ entry is archived',
+  },
+  'messaging.faq.conflict_not_found': {
+    status: 404,
+    title: 'No FAQ conflict with this id',
+  },
+  'messaging.faq.conflict_resolved': {
+    status: 409,
+    title: 'The FAQ conflict was already resolved',
+  },
+  'messaging.faq.sync_not_configured': {
+    status: 422,
+    title: 'FAQ_SYNC_URL is not set',
+  },
+  'messaging.faq.sync_in_progress': {
+    status: 409,
+    title: 'A FAQ sync is already running',
+  },
 });

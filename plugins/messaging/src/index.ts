@@ -1,10 +1,11 @@
-import { definePlugin, migrationsDir } from '../../../gateway/src/plugin-api.ts';
+import { definePlugin, migrationsDir, startLoop } from '../../../gateway/src/plugin-api.ts';
 import { messagingCommands } from './cli/commands.ts';
 import { loadEscalationRules } from './domain/escalation-rules.ts';
 import { messagingErrors } from './errors.ts';
 import { createChatModel } from './llm/chat-model.ts';
 import { messagingManifest } from './manifest.ts';
 import { startSender } from './outbound/sender.ts';
+import { registerFaqRoutes } from './routes/faq-routes.ts';
 import { registerFeedbackRoutes } from './routes/feedback-routes.ts';
 import { registerFollowUpRoutes } from './routes/follow-up-routes.ts';
 import { registerInboxRoutes } from './routes/inbox-routes.ts';
@@ -17,6 +18,7 @@ import { startFollowUps } from './service/follow-up-scheduler.ts';
 import { createIngest } from './service/ingest.ts';
 import { startLeadCountCompaction, useSummaryZone } from './service/lead-count-rollup.ts';
 import { createLeadService } from './service/lead-service.ts';
+import { scheduledFaqSync, type FaqSyncDeps } from './service/faq-sync.ts';
 import { createMessagingMetrics } from './service/messaging-metrics.ts';
 import { createProcessingPorts } from './service/processing-ports.ts';
 import { createProcessor } from './service/processor.ts';
@@ -101,6 +103,31 @@ export const messagingPlugin = definePlugin({
     const followUpService = createFollowUpService({ ...ctx, kick: followUps.kick });
     registerFollowUpRoutes(ctx, { staff, followUps: followUpService });
     ctx.hooks.onClose(() => followUps.stop());
+    // The FAQ and its sync with the external knowledge service (README, "FAQ").
+    const faqSync: FaqSyncDeps = {
+      db: ctx.db,
+      clock: ctx.clock,
+      logger: ctx.logger,
+      upstream: config.FAQ_SYNC_URL
+        ? {
+            url: config.FAQ_SYNC_URL,
+            token: config.FAQ_SYNC_TOKEN,
+            timeoutMs: config.FAQ_SYNC_TIMEOUT_MS,
+            maxBytes: config.FAQ_SYNC_MAX_BYTES,
+          }
+        : null,
+    };
+    registerFaqRoutes(ctx, { staff, sync: faqSync });
+    const faqLoop =
+      faqSync.upstream && config.FAQ_SYNC_INTERVAL_MS > 0
+        ? startLoop({
+            name: 'messaging-faq-sync',
+            // Ticks more often than the interval; each pass syncs only once the last run is that old.
+            intervalMs: Math.min(config.FAQ_SYNC_INTERVAL_MS, 60_000),
+            logger: ctx.logger,
+            pass: () => scheduledFaqSync(faqSync, config.FAQ_SYNC_INTERVAL_MS),
+          })
+        : null;
     registerOpenApiRoutes(ctx.routes);
 
     // Close hooks run in reverse: the queue stops first, then the sender finishes the sends its last
@@ -108,6 +135,7 @@ export const messagingPlugin = definePlugin({
     ctx.hooks.onClose(() => sender.stop());
     ctx.hooks.onClose(() => queue.stop());
     ctx.hooks.onClose(() => compaction.stop());
+    ctx.hooks.onClose(async () => faqLoop?.stop());
     ctx.hooks.health(() => queueHealth(ctx.db));
   },
 });

@@ -34,7 +34,13 @@ interface Document {
 }
 
 /** The staff API's prefixes: every gated route under them must be documented. */
-const STAFF_PREFIXES = ['/api/v1/agent/', '/api/v1/leads', '/api/v1/messages/', '/api/v1/follow-up/'];
+const STAFF_PREFIXES = [
+  '/api/v1/agent/',
+  '/api/v1/leads',
+  '/api/v1/messages/',
+  '/api/v1/follow-up/',
+  '/api/v1/faq',
+];
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 let db: TestDatabase;

@@ -213,7 +213,43 @@ export const scopeProbes: Record<string, { agent: Probe; admin?: Probe }> = {
     () => '/api/v1/messages/feedback/gold-set',
     () => 'mau daftar kak',
   ),
+  ...faqProbes(),
 };
+
+/**
+ * The FAQ belongs to no cluster: every agent reads it, and only admins change it, run its sync or see its
+ * conflicts and history (README, "FAQ").
+ */
+function faqProbes(): Record<string, { agent: Probe }> {
+  const noEntry = '00000000-0000-4000-8000-000000000000';
+  const forbidden =
+    (method: 'get' | 'post' | 'patch' | 'delete', path: string, body?: unknown): Probe =>
+    async (client, _s, key) => {
+      const res = await client[method](path, body === undefined ? undefined : { json: body });
+      const text = await res.text();
+      expect(res.status, `${key}: ${text}`).toBe(403);
+      expect((JSON.parse(text) as { code: string }).code, key).toBe('messaging.staff.admin_required');
+    };
+  const entry = { questions: ['q'], answer: 'a', language: 'id' };
+  return {
+    'GET /api/v1/faq': {
+      agent: async (client, _s, key) => void (await json(await client.get('/api/v1/faq'), key)),
+    },
+    'GET /api/v1/faq/:id': {
+      agent: async (client, _s, key) =>
+        notFound(await client.get(`/api/v1/faq/${noEntry}`), 'messaging.faq.not_found', key),
+    },
+    'POST /api/v1/faq': { agent: forbidden('post', '/api/v1/faq', entry) },
+    'PATCH /api/v1/faq/:id': { agent: forbidden('patch', `/api/v1/faq/${noEntry}`, { answer: 'b' }) },
+    'DELETE /api/v1/faq/:id': { agent: forbidden('delete', `/api/v1/faq/${noEntry}`) },
+    'GET /api/v1/faq/conflicts': { agent: forbidden('get', '/api/v1/faq/conflicts') },
+    'POST /api/v1/faq/conflicts/:id/resolve': {
+      agent: forbidden('post', `/api/v1/faq/conflicts/${noEntry}/resolve`, { keep: 'local' }),
+    },
+    'POST /api/v1/faq/sync': { agent: forbidden('post', '/api/v1/faq/sync') },
+    'GET /api/v1/faq/sync/runs': { agent: forbidden('get', '/api/v1/faq/sync/runs') },
+  };
+}
 
 /** The last 30 days, whatever today is. */
 function summaryRange(): string {

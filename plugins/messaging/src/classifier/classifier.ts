@@ -27,6 +27,8 @@ export interface FastClassifier {
 }
 
 export interface Classifier extends FastClassifier {
+  /** The tiers' normaliser: other phrase tables (the FAQ's questions) are matched on the same tokens. */
+  readonly normalise: (text: string) => string[];
   /**
    * Tiers 1 → 2 → 3 → 4. Never throws. A message with no text skips tiers 1–3 (each recorded as
    * `no_text`) and gets tier 4's `generalInfo`: an image or a sticker says nothing a tier could use, and
@@ -86,6 +88,7 @@ export function createClassifier(options: {
 
   return {
     classifyFast: fastTiers(compiled),
+    normalise: compiled.normalise,
 
     async classify(text) {
       const fellThrough: FellThrough[] = [];

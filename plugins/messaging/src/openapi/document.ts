@@ -1,6 +1,7 @@
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { createDocument } from 'zod-openapi';
 import { openResponseObjects } from './common.ts';
+import { faqPaths } from './faq-paths.ts';
 import { feedbackPaths } from './feedback-paths.ts';
 import { followUpPaths } from './follow-up-paths.ts';
 import { inboxPaths } from './inbox-paths.ts';
@@ -50,7 +51,7 @@ export function buildStaffApiDocument(): OpenApiDocument {
           },
         },
       },
-      paths: { ...inboxPaths(), ...leadsPaths(), ...feedbackPaths(), ...followUpPaths() },
+      paths: { ...inboxPaths(), ...leadsPaths(), ...feedbackPaths(), ...followUpPaths(), ...faqPaths() },
     },
     { override: openResponseObjects },
   );

@@ -4,7 +4,8 @@ import { firingRules, type EscalationRule } from '../domain/escalation-rules.ts'
 import { leadStatus } from '../domain/lead.ts';
 import { outboundPayload } from '../domain/outbound-reply.ts';
 import { heldAfter, isHeld } from '../domain/handoff.ts';
-import type { Classification } from '../classifier/types.ts';
+import type { FaqMatch } from '../classifier/faq-phrases.ts';
+import type { Classification, Intent } from '../classifier/types.ts';
 import type { MessageEffects } from '../store/effects-store.ts';
 import type { QueueHead } from '../store/queue-store.ts';
 import type { ProcessingPorts } from './processing-ports.ts';
@@ -46,6 +47,8 @@ export async function decideEffects(deps: DecideDeps, head: QueueHead, now: Date
   const classification = await deps.ports.classify(head.text);
   if (isHeld(head.agentActiveAt, now, deps.handoffIdleMs))
     return heldEffects(deps, head, classification, now);
+  const faq = ENGINE_FIRST.has(classification.intent) ? null : deps.ports.faq.match(head.text, head.language);
+  if (faq) return faqEffects(deps, head, faq, now);
   const output = await deps.ports.step({
     text: head.text,
     messageType: head.type,
@@ -119,6 +122,43 @@ export async function decideEffects(deps: DecideDeps, head: QueueHead, now: Date
     contactName: head.contactName,
   };
 }
+
+/**
+ * Intents the conversation engine keeps even when a FAQ question matches: a request for a person escalates,
+ * and a message with the contact's data feeds lead capture (README, "FAQ", "Answers from the FAQ").
+ */
+const ENGINE_FIRST: ReadonlySet<Intent> = new Set(['askHuman', 'sharePersonalInfo']);
+
+/**
+ * What a message answered by a FAQ entry does: the entry's answer is the reply, recorded as a tier-1
+ * `generalInfo` with the matched question as evidence. Like a question asked while capture waits, the
+ * session and the lead stay as they are, and it is no failed answer (the default streak ends).
+ */
+function faqEffects(deps: DecideDeps, head: QueueHead, faq: FaqMatch, now: Date): MessageEffects {
+  const classification: Classification = {
+    intent: 'generalInfo',
+    tier: 1,
+    score: 1,
+    margin: null,
+    evidence: `faq:${faq.question}`,
+  };
+  const body = faq.answer;
+  return {
+    ...heldEffects(deps, head, classification, now),
+    inbox: {
+      heldAfter: heldAfter(now, deps.handoffIdleMs),
+      status: null,
+      inboundText: head.text,
+      replyText: body,
+    },
+    replies: [{ template: FAQ_TEMPLATE, body, payload: outboundPayload(head, body) }],
+    language: faq.language,
+    defaultStreak: 0,
+  };
+}
+
+/** The `template` an outbound FAQ answer is stored with (its text is the entry's answer, not a template's). */
+export const FAQ_TEMPLATE = 'faq';
 
 /**
  * What a message does while an agent holds its conversation (domain/handoff.ts): it is classified, counted

@@ -9,12 +9,15 @@ import { createConversationEngine } from '../conversation/engine.ts';
 import type { Classification } from '../classifier/types.ts';
 import type { ConversationInput, ConversationOutput, Language, Reply } from '../conversation/types.ts';
 import type { ChatModel } from '../llm/chat-model.ts';
+import { createFaqAnswers, type FaqAnswers } from './faq-answers.ts';
 
 /** The pieces processing needs from the classifier and the conversation engine. */
 export interface ProcessingPorts {
   classify(text: string | null): Promise<Classification>;
   step(input: ConversationInput): Promise<ConversationOutput>;
   render(reply: Reply, language: Language): string;
+  /** The published FAQ questions, matched on the classifier's tokens (README, "FAQ"). */
+  faq: FaqAnswers;
 }
 
 /**
@@ -33,5 +36,6 @@ export function createProcessingPorts(model: ChatModel, registry: Registry): Pro
     classify: async (text) => (await classifier.classify(text)).classification,
     step: (input) => engine.step(input),
     render: (reply, language) => engine.render(reply, language),
+    faq: createFaqAnswers(classifier.normalise),
   };
 }

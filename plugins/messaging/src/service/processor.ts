@@ -99,6 +99,8 @@ async function takeDecideAndWrite(deps: ProcessorDeps): Promise<Batch> {
       const now = deps.clock.now();
       const heads = await queueStore.takeHeads(tx, now, deps.batchSize);
       if (heads.length === 0) return { now, heads, failed: [], processed: 0, queued: [] };
+      // FAQ edits of any replica reach the next batch (README, "FAQ", "Answers from the FAQ").
+      await deps.ports.faq.refresh(tx);
       // Counted before the work, committed on its own: a crash mid-work still counts as an attempt.
       await queueStore.countAttempts(
         deps.db,
