@@ -214,7 +214,56 @@ export const scopeProbes: Record<string, { agent: Probe; admin?: Probe }> = {
     () => 'mau daftar kak',
   ),
   ...faqProbes(),
+  ...followUpProbes(),
 };
+
+/**
+ * Follow-ups (README, "Follow-ups"): rules are for admins; an agent sees and acts on the queue of their clusters'
+ * conversations only, and cannot trigger one on another cluster's conversation.
+ */
+function followUpProbes(): Record<string, { agent: Probe }> {
+  const none = '00000000-0000-4000-8000-000000000000';
+  const adminOnly =
+    (method: 'get' | 'post' | 'put' | 'delete', path: string, body?: unknown): Probe =>
+    async (client, _s, key) => {
+      const res = await client[method](path, body === undefined ? undefined : { json: body });
+      const text = await res.text();
+      expect(res.status, `${key}: ${text}`).toBe(403);
+      expect((JSON.parse(text) as { code: string }).code, key).toBe('messaging.staff.admin_required');
+    };
+  const rule = { kind: 'no_reply', delayHours: 24, text: 'Masih tertarik?', enabled: true };
+  return {
+    'GET /api/v1/follow-up/rules': { agent: adminOnly('get', '/api/v1/follow-up/rules') },
+    'POST /api/v1/follow-up/rules': { agent: adminOnly('post', '/api/v1/follow-up/rules', rule) },
+    'GET /api/v1/follow-up/rules/:id': { agent: adminOnly('get', `/api/v1/follow-up/rules/${none}`) },
+    'PUT /api/v1/follow-up/rules/:id': { agent: adminOnly('put', `/api/v1/follow-up/rules/${none}`, rule) },
+    'DELETE /api/v1/follow-up/rules/:id': { agent: adminOnly('delete', `/api/v1/follow-up/rules/${none}`) },
+    'GET /api/v1/follow-up/queue': {
+      agent: async (client, s, key) =>
+        expect(
+          await json(await client.get(`/api/v1/follow-up/queue?conversationId=${s.conversationB}`), key),
+        ).not.toContain(s.conversationB),
+    },
+    'POST /api/v1/follow-up/queue/:id/cancel': {
+      agent: async (client, _s, key) =>
+        notFound(
+          await client.post(`/api/v1/follow-up/queue/${none}/cancel`, { json: {} }),
+          'messaging.follow_up.not_found',
+          key,
+        ),
+    },
+    'POST /api/v1/follow-up/trigger': {
+      agent: async (client, s, key) =>
+        notFound(
+          await client.post('/api/v1/follow-up/trigger', {
+            json: { conversationId: s.conversationB, text: 'Halo' },
+          }),
+          'messaging.conversation.not_found',
+          key,
+        ),
+    },
+  };
+}
 
 /**
  * The FAQ belongs to no cluster: every agent reads it, and only admins change it, run its sync or see its
