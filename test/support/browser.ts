@@ -104,3 +104,20 @@ export async function openPage(browser: Browser): Promise<RecordedPage> {
     close: () => context.close(),
   };
 }
+
+/** The paths a page POSTed to, in order. */
+export function postedPaths(recorded: RecordedPage): string[] {
+  return recorded.requests.filter((r) => r.method === 'POST').map((r) => new URL(r.url).pathname);
+}
+
+/**
+ * Waits until the page lands on `returnTo` (a test route that shows `GET /api/v1/auth/session`) and reads the
+ * signed-in account's email from it.
+ */
+export async function signedInAs(recorded: RecordedPage, returnTo: string): Promise<string | undefined> {
+  await recorded.page.waitForURL((url) => url.pathname === returnTo);
+  const body = JSON.parse((await recorded.page.locator('body').textContent()) ?? '{}') as {
+    identity?: { email?: string };
+  };
+  return body.identity?.email;
+}

@@ -16,6 +16,8 @@ import {
   openPage,
   PAGE_WAIT_MS,
   type RecordedPage,
+  postedPaths,
+  signedInAs,
 } from '../../../test/support/browser.ts';
 import { createManualClock } from '../../../test/support/core.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
@@ -107,18 +109,6 @@ async function enterPassword(recorded: RecordedPage, email: string): Promise<voi
   await recorded.page.locator('#password-form button[type="submit"]').click();
 }
 
-/** Waits for `returnTo` and reads the session it shows: the account signed in. */
-async function signedInAs(recorded: RecordedPage): Promise<string | undefined> {
-  await recorded.page.waitForURL((url) => url.pathname === RETURN_TO);
-  const body = JSON.parse((await recorded.page.locator('body').textContent()) ?? '{}') as {
-    identity?: { email?: string };
-  };
-  return body.identity?.email;
-}
-
-const postedPaths = (recorded: RecordedPage) =>
-  recorded.requests.filter((r) => r.method === 'POST').map((r) => new URL(r.url).pathname);
-
 const visible = (recorded: RecordedPage, selector: string) => recorded.page.locator(selector).isVisible();
 
 describe.skipIf(!executablePath)('the second step in Chromium', () => {
@@ -148,7 +138,7 @@ describe.skipIf(!executablePath)('the second step in Chromium', () => {
         const now = await codeAt(secret);
         await code.fill(`${now.slice(0, 3)} ${now.slice(3)}`);
         await recorded.page.locator('#totp-form button[type="submit"]').click();
-        expect(await signedInAs(recorded)).toBe('totp@example.com');
+        expect(await signedInAs(recorded, RETURN_TO)).toBe('totp@example.com');
         expect(postedPaths(recorded)).toEqual([
           '/auth/login',
           '/api/v1/auth/login/totp',
@@ -175,7 +165,7 @@ describe.skipIf(!executablePath)('the second step in Chromium', () => {
       };
       await withPage(async (recorded) => {
         await useRecoveryCode(recorded);
-        expect(await signedInAs(recorded)).toBe('recovery@example.com');
+        expect(await signedInAs(recorded, RETURN_TO)).toBe('recovery@example.com');
       });
       await withPage(async (recorded) => {
         await useRecoveryCode(recorded);
@@ -248,7 +238,7 @@ describe.skipIf(!executablePath)('enrollment at sign-in in Chromium', () => {
           'authjs.session-token',
         );
         await page.locator('#recovery-codes-done').click();
-        expect(await signedInAs(recorded)).toBe('new@example.com');
+        expect(await signedInAs(recorded, RETURN_TO)).toBe('new@example.com');
         expect(postedPaths(recorded)).toEqual([
           '/auth/login',
           '/api/v1/auth/totp/enroll',

@@ -15,6 +15,8 @@ import {
   openPage,
   PAGE_WAIT_MS,
   type RecordedPage,
+  postedPaths,
+  signedInAs,
 } from '../../../test/support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
@@ -89,18 +91,6 @@ async function enterPassword(recorded: RecordedPage, email: string): Promise<voi
   await recorded.page.locator('#password-form button[type="submit"]').click();
 }
 
-/** Waits for `returnTo` and reads the session it shows: the account signed in. */
-async function signedInAs(recorded: RecordedPage): Promise<string | undefined> {
-  await recorded.page.waitForURL((url) => url.pathname === RETURN_TO);
-  const body = JSON.parse((await recorded.page.locator('body').textContent()) ?? '{}') as {
-    identity?: { email?: string };
-  };
-  return body.identity?.email;
-}
-
-const postedPaths = (recorded: RecordedPage) =>
-  recorded.requests.filter((r) => r.method === 'POST').map((r) => new URL(r.url).pathname);
-
 describe.skipIf(!executablePath)('passkeys on the login page, in Chromium', () => {
   it(
     'creates a passkey at the enrollment step, then signs in with it usernameless and as a second step',
@@ -118,7 +108,7 @@ describe.skipIf(!executablePath)('passkeys on the login page, in Chromium', () =
         await page.locator('#recovery-codes-step').waitFor({ state: 'visible' });
         expect(await page.locator('#recovery-code-list li').count()).toBe(10);
         await page.locator('#recovery-codes-done').click();
-        expect(await signedInAs(recorded)).toBe('ada@example.com');
+        expect(await signedInAs(recorded, RETURN_TO)).toBe('ada@example.com');
         const { credentials } = await authenticator.cdp.send('WebAuthn.getCredentials', {
           authenticatorId: authenticator.id,
         });
@@ -133,7 +123,7 @@ describe.skipIf(!executablePath)('passkeys on the login page, in Chromium', () =
         await recorded.context.clearCookies();
         await openLogin(recorded);
         await page.locator('#passkey-button').click();
-        expect(await signedInAs(recorded)).toBe('ada@example.com');
+        expect(await signedInAs(recorded, RETURN_TO)).toBe('ada@example.com');
 
         // The second step of a password sign-in: the passkey is offered first (the account has no TOTP).
         await recorded.context.clearCookies();
@@ -143,7 +133,7 @@ describe.skipIf(!executablePath)('passkeys on the login page, in Chromium', () =
         expect(await page.locator('#totp-form').isVisible()).toBe(false);
         expect(await page.locator('#use-recovery-code').isVisible()).toBe(true);
         await usePasskey.click();
-        expect(await signedInAs(recorded)).toBe('ada@example.com');
+        expect(await signedInAs(recorded, RETURN_TO)).toBe('ada@example.com');
 
         expect(postedPaths(recorded)).toEqual([
           '/auth/login',
