@@ -45,6 +45,8 @@ export class RealtimeClient {
   readonly endings: Array<Record<string, unknown>> = [];
   readonly unsubscribed: Array<{ rooms: string[] }> = [];
   readonly errors: Array<{ message: string; data: Record<string, unknown> | undefined }> = [];
+  /** Why the socket disconnected, each time it did (socket.io's reasons, e.g. `ping timeout`). */
+  readonly disconnects: string[] = [];
   readonly socket: Socket;
   lastEventId: number | undefined;
 
@@ -88,6 +90,7 @@ export class RealtimeClient {
     });
     this.socket.on('session_ended', (body: Record<string, unknown>) => this.endings.push(body));
     this.socket.on('unsubscribed', (body: { rooms: string[] }) => this.unsubscribed.push(body));
+    this.socket.on('disconnect', (reason: string) => this.disconnects.push(reason));
     this.socket.on('connect_error', (err: Error & { data?: Record<string, unknown> }) =>
       this.errors.push({ message: err.message, data: err.data }),
     );
@@ -116,12 +119,26 @@ export class RealtimeClient {
     this.socket.disconnect();
   }
 
+  /** What the client saw, for a timeout's message: a stalled feed and a dropped socket look alike otherwise. */
+  private describe(): string {
+    return JSON.stringify({
+      connected: this.socket.connected,
+      events: this.events.map((event) => `${event.id}:${event.type}`),
+      readies: this.readies.length,
+      disconnects: this.disconnects,
+      endings: this.endings.length,
+      unsubscribed: this.unsubscribed,
+      errors: this.errors.map((error) => error.message),
+    });
+  }
+
   private async until<T>(probe: () => T | undefined, what: string, timeoutMs: number): Promise<T> {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const value = probe();
       if (value !== undefined) return value;
-      if (performance.now() > deadline) throw new Error(`realtime client: no ${what} within ${timeoutMs} ms`);
+      if (performance.now() > deadline)
+        throw new Error(`realtime client: no ${what} within ${timeoutMs} ms (${this.describe()})`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
