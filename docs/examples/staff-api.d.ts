@@ -644,6 +644,262 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/kb/documents': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List documents
+     * @description Documents, the latest change first, filtered; keyset pages.
+     */
+    get: operations['listKbDocuments'];
+    put?: never;
+    /**
+     * Create a document (admins)
+     * @description A new document, as a draft or published (then searched by the bot at once).
+     */
+    post: operations['createKbDocument'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/kb/documents/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read a document */
+    get: operations['getKbDocument'];
+    put?: never;
+    post?: never;
+    /**
+     * Archive a document (admins)
+     * @description The soft delete: the document is no longer searched; it stays readable with its versions.
+     */
+    delete: operations['archiveKbDocument'];
+    options?: never;
+    head?: never;
+    /**
+     * Change, publish or unpublish a document (admins)
+     * @description The state before the change is kept as a version. What the bot searches follows at once.
+     */
+    patch: operations['updateKbDocument'];
+    trace?: never;
+  };
+  '/api/v1/kb/documents/{id}/versions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A document’s earlier versions */
+    get: operations['listKbDocumentVersions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/kb/sources': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Where documents come from
+     * @description Per source the document counts by status; for imports the last import and its errors.
+     */
+    get: operations['getKbSources'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/kb/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import Markdown or text files (admins)
+     * @description One document per file, titled by its first heading or its file name. A file without text is an error of its item; the others are imported.
+     */
+    post: operations['importKbFiles'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/kb/gaps': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The top gaps of the knowledge base (admins)
+     * @description Groups of messages the knowledge base did not answer (by their normal form), the most candidates first: counts per ISO week, the newest examples, and for closed groups the document that answers them. Keyset pages.
+     */
+    get: operations['listKbGaps'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/kb/gaps/refresh': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Collect gap candidates and re-check open gaps now (admins)
+     * @description Runs the gap pass until nothing is left: new candidates are grouped and counted, and open groups not searched at the current KB version are searched (an answer closes them).
+     */
+    post: operations['refreshKbGaps'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/kb/evaluation/items': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the evaluation set
+     * @description Items oldest first, filtered by origin, language and held-out; keyset pages.
+     */
+    get: operations['listKbEvaluationItems'];
+    put?: never;
+    /**
+     * Add an evaluation item (admins)
+     * @description A question with the documents that answer it and/or the intent it should get.
+     */
+    post: operations['createKbEvaluationItem'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/kb/evaluation/items/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read an evaluation item */
+    get: operations['getKbEvaluationItem'];
+    /**
+     * Replace an evaluation item (admins)
+     * @description Every field is replaced (left out: its default); the origin stays.
+     */
+    put: operations['replaceKbEvaluationItem'];
+    post?: never;
+    /**
+     * Delete an evaluation item (admins)
+     * @description A seeded item deleted here is not seeded again.
+     */
+    delete: operations['deleteKbEvaluationItem'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/kb/evaluation/seed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Seed the evaluation set (admins)
+     * @description Adds the classifier's gold set (each utterance with its intent and held-out split) and staff intent corrections not seeded before; repeatable.
+     */
+    post: operations['seedKbEvaluationSet'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/kb/evaluation/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List evaluation runs
+     * @description Newest first, each with its delta to the run before it; keyset pages.
+     */
+    get: operations['listKbEvaluationRuns'];
+    put?: never;
+    /**
+     * Run the evaluation set (admins)
+     * @description Searches the published knowledge base for every item, stores the figures with the KB version and answers them with the delta to the previous run. One run at a time across replicas.
+     */
+    post: operations['runKbEvaluation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/kb/evaluation/runs/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read an evaluation run */
+    get: operations['getKbEvaluationRun'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -821,6 +1077,114 @@ export interface components {
     FaqConflictResolution: {
       /** @enum {string} */
       keep: 'local' | 'upstream';
+    };
+    /** @description A new document. */
+    KbDocumentInput: {
+      /** @description The title, 1 to 200 characters. */
+      title: string;
+      /** @description The body as Markdown, up to 100,000 characters. */
+      body: string;
+      language: components['schemas']['KbLanguage'];
+      /** @description Up to 20 tags (lower case). */
+      tags?: string[];
+      /**
+       * @description `manual` (default) or `faq`.
+       * @default manual
+       * @enum {string}
+       */
+      source: 'manual' | 'faq';
+      /**
+       * @description `draft` (default) or `published`.
+       * @default draft
+       * @enum {string}
+       */
+      status: 'draft' | 'published';
+    };
+    /**
+     * @description Indonesian or English.
+     * @enum {string}
+     */
+    KbLanguage: 'id' | 'en';
+    /**
+     * @description `draft`: not answered from; `published`: searched by the bot; `archived`: deleted (kept).
+     * @enum {string}
+     */
+    KbStatus: 'draft' | 'published' | 'archived';
+    /**
+     * @description Where the document came from: written here, the FAQ synchronisation, or a file import.
+     * @enum {string}
+     */
+    KbSource: 'manual' | 'faq' | 'import';
+    /** @description The fields to change; the others stay. */
+    KbDocumentChanges: {
+      /** @description The title, 1 to 200 characters. */
+      title?: string;
+      /** @description The body as Markdown, up to 100,000 characters. */
+      body?: string;
+      language?: components['schemas']['KbLanguage'];
+      /** @description Up to 20 tags (lower case). */
+      tags?: string[];
+      /**
+       * @description `published` publishes, `draft` unpublishes (delete to archive).
+       * @enum {string}
+       */
+      status?: 'draft' | 'published';
+    };
+    /** @description Files to import, one document each. */
+    KbImportInput: {
+      items: {
+        /** @description The file name: the title when the content has no heading. */
+        filename: string;
+        /** @description Markdown or plain text. */
+        content: string;
+        language: components['schemas']['KbLanguage'];
+      }[];
+      /**
+       * @description The status the imported documents get (default `draft`).
+       * @default draft
+       * @enum {string}
+       */
+      status: 'draft' | 'published';
+    };
+    /**
+     * @description `gold`: seeded from the gold set; `correction`: from a staff correction; `manual`: written here.
+     * @enum {string}
+     */
+    KbEvaluationOrigin: 'gold' | 'correction' | 'manual';
+    /** @description An evaluation item; PUT replaces every field. */
+    KbEvaluationItemInput: {
+      /** @description The question, 1 to 1,000 characters. */
+      question: string;
+      language: components['schemas']['KbLanguage'];
+      /**
+       * @description Up to 10 documents that answer the question (any of them is a hit).
+       * @default []
+       */
+      expectedDocumentIds: string[];
+      /**
+       * @description The classifier's intent the question should get.
+       * @default null
+       */
+      expectedIntent:
+        | (
+            | 'greeting'
+            | 'wantRegister'
+            | 'wantVisitCampus'
+            | 'sharePersonalInfo'
+            | 'askHuman'
+            | 'askFees'
+            | 'askPrograms'
+            | 'askSchedule'
+            | 'askLocation'
+            | 'thanks'
+            | 'generalInfo'
+          )
+        | null;
+      /**
+       * @description Counted in the held-out figures too.
+       * @default false
+       */
+      heldOut: boolean;
     };
     StaffMe: {
       userId: string;
@@ -1275,6 +1639,203 @@ export interface components {
     };
     FaqSyncRunPage: {
       items: components['schemas']['FaqSyncRun'][];
+      nextCursor: string | null;
+    };
+    KbDocument: {
+      /** Format: uuid */
+      id: string;
+      title: string;
+      body: string;
+      language: components['schemas']['KbLanguage'];
+      tags: string[];
+      source: components['schemas']['KbSource'];
+      status: components['schemas']['KbStatus'];
+      /** @description One more on every edit; the ETag names it. */
+      version: number;
+      createdBy: string;
+      updatedBy: string;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      publishedAt: string | null;
+    };
+    KbDocumentPage: {
+      items: components['schemas']['KbDocument'][];
+      nextCursor: string | null;
+    };
+    /** @description A document as it was before an edit replaced it. */
+    KbDocumentVersion: {
+      version: number;
+      title: string;
+      body: string;
+      language: components['schemas']['KbLanguage'];
+      tags: string[];
+      status: components['schemas']['KbStatus'];
+      savedBy: string;
+      /** Format: date-time */
+      savedAt: string;
+    };
+    KbSources: {
+      kbVersion: number;
+      sources: {
+        source: components['schemas']['KbSource'];
+        documents: {
+          draft: number;
+          published: number;
+          archived: number;
+        };
+        lastImportAt: string | null;
+        lastImportErrors: {
+          filename: string;
+          error: string;
+        }[];
+      }[];
+    };
+    KbImportResult: {
+      /** Format: uuid */
+      id: string;
+      /** Format: date-time */
+      createdAt: string;
+      imported: number;
+      errors: number;
+      items: {
+        filename: string;
+        documentId: string | null;
+        error: string | null;
+      }[];
+    };
+    KbGapPage: {
+      items: components['schemas']['KbGap'][];
+      nextCursor: string | null;
+    };
+    KbGap: {
+      /** @description The messages' normal form (the classifier's normaliser). */
+      key: string;
+      /** @enum {string} */
+      status: 'open' | 'closed';
+      /** @description Candidates in the group. */
+      count: number;
+      /** Format: date-time */
+      firstSeenAt: string;
+      /** Format: date-time */
+      lastSeenAt: string;
+      /** @description Candidates per ISO week (UTC), the last 8 weeks, oldest first. */
+      weeks: {
+        /** @example 2026-W07 */
+        week: string;
+        count: number;
+      }[];
+      /** @description The newest 3 candidates. */
+      examples: {
+        /** Format: uuid */
+        messageId: string;
+        text: string;
+        kind: components['schemas']['KbGapKind'];
+        /** Format: date-time */
+        at: string;
+      }[];
+      /** @description The document retrieval found answering the key (closed groups). */
+      closedBy: {
+        /** Format: uuid */
+        documentId: string;
+        title: string | null;
+        kbVersion: number;
+        /** Format: date-time */
+        closedAt: string;
+      } | null;
+    };
+    /**
+     * @description `fallback`: the message fell to the default tier and the knowledge base did not answer it; `no_kb_answer`: the knowledge base had no answer above the threshold; `thumbs_down` and `correction`: a staff member's feedback on the reply to the message.
+     * @enum {string}
+     */
+    KbGapKind: 'fallback' | 'no_kb_answer' | 'thumbs_down' | 'correction';
+    KbGapRefresh: {
+      /** @description New candidates recorded. */
+      collected: number;
+      /** @description Groups closed by retrieval. */
+      closed: number;
+      /** @description The KB version the open groups were searched at. */
+      kbVersion: number;
+    };
+    KbEvaluationItemPage: {
+      items: components['schemas']['KbEvaluationItem'][];
+      nextCursor: string | null;
+    };
+    KbEvaluationItem: {
+      /** Format: uuid */
+      id: string;
+      question: string;
+      language: components['schemas']['KbLanguage'];
+      expectedDocumentIds: string[];
+      expectedIntent: string | null;
+      origin: components['schemas']['KbEvaluationOrigin'];
+      heldOut: boolean;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    KbEvaluationSeedResult: {
+      /** @description Items added from the gold set. */
+      gold: number;
+      /** @description Items added from staff intent corrections. */
+      corrections: number;
+    };
+    KbEvaluationRun: {
+      /** Format: uuid */
+      id: string;
+      /** @description The KB version the run searched. */
+      kbVersion: number;
+      /** @description The answer threshold the run used. */
+      threshold: number;
+      itemCount: number;
+      metrics: {
+        overall: components['schemas']['KbEvaluationMetrics'];
+        byLanguage: {
+          id: components['schemas']['KbEvaluationMetrics'];
+          en: components['schemas']['KbEvaluationMetrics'];
+        };
+        heldOut: {
+          overall: components['schemas']['KbEvaluationMetrics'];
+          byLanguage: {
+            id: components['schemas']['KbEvaluationMetrics'];
+            en: components['schemas']['KbEvaluationMetrics'];
+          };
+        };
+      };
+      delta: {
+        overall: components['schemas']['KbEvaluationDelta'];
+        heldOut: components['schemas']['KbEvaluationDelta'];
+        previousKbVersion: number | null;
+      };
+      createdBy: string;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    KbEvaluationMetrics: {
+      /** @description Items in this slice. */
+      items: number;
+      /** @description Items with expected documents: hit@k and MRR are over these. */
+      scored: number;
+      /** @description Share of scored items whose first document is an expected one; null when none is scored. */
+      hitAt1: number | null;
+      /** @description Share of scored items with an expected document among the first three. */
+      hitAt3: number | null;
+      /** @description Mean of 1 / rank of the first expected document (0 when not in the first ten). */
+      mrr: number | null;
+      /** @description Share of all items whose best chunk reaches the answer threshold (the bot would answer from the KB). */
+      answeredRate: number | null;
+    };
+    /** @description This run minus the previous one (positive: better); null for the first run. */
+    KbEvaluationDelta: {
+      hitAt1: number | null;
+      hitAt3: number | null;
+      mrr: number | null;
+      answeredRate: number | null;
+    } | null;
+    KbEvaluationRunPage: {
+      items: components['schemas']['KbEvaluationRun'][];
       nextCursor: string | null;
     };
     /** @description An approved template: the only message allowed outside the 24-hour window. */
@@ -4151,6 +4712,1227 @@ export interface operations {
       };
       /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listKbDocuments: {
+    parameters: {
+      query?: {
+        /** @description Items per page, 1 to 100 (default 25). */
+        limit?: number;
+        /** @description The previous page's `nextCursor`, unchanged. */
+        cursor?: string;
+        status?: components['schemas']['KbStatus'];
+        language?: components['schemas']['KbLanguage'];
+        /** @description Only documents with this tag. */
+        tag?: string;
+        source?: components['schemas']['KbSource'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbDocumentPage'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `messaging.cursor.invalid`: The pagination cursor is not one this list handed out */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createKbDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['KbDocumentInput'];
+      };
+    };
+    responses: {
+      /** @description The document. */
+      201: {
+        headers: {
+          /** @description The version: send it back in `If-Match`. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbDocument'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `request.malformed_json`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `request.too_large`: The request body exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getKbDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The document id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The document. */
+      200: {
+        headers: {
+          /** @description The version: send it back in `If-Match`. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbDocument'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.kb.document_not_found`: No knowledge-base document with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  archiveKbDocument: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The ETag you read; optional (412 when it is stale). */
+        'if-match'?: string;
+      };
+      path: {
+        /** @description The document id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The document is archived. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.kb.document_not_found`: No knowledge-base document with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.kb.precondition_failed`: The document changed since the ETag in If-Match was read */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateKbDocument: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The ETag you read; optional (412 when it is stale). */
+        'if-match'?: string;
+      };
+      path: {
+        /** @description The document id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['KbDocumentChanges'];
+      };
+    };
+    responses: {
+      /** @description The document after the change. */
+      200: {
+        headers: {
+          /** @description The version: send it back in `If-Match`. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbDocument'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.kb.document_not_found`: No knowledge-base document with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.kb.document_archived`: The document is archived (deleted); it cannot be edited */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.kb.precondition_failed`: The document changed since the ETag in If-Match was read */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `request.too_large`: The request body exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listKbDocumentVersions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The document id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Newest first. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: components['schemas']['KbDocumentVersion'][];
+          };
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.kb.document_not_found`: No knowledge-base document with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getKbSources: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The sources. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbSources'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  importKbFiles: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['KbImportInput'];
+      };
+    };
+    responses: {
+      /** @description The import. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbImportResult'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `request.malformed_json`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `request.too_large`: The request body exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listKbGaps: {
+    parameters: {
+      query?: {
+        /** @description `open` (default), `closed` or `all`. */
+        status?: 'open' | 'closed' | 'all';
+        /** @description Items per page, 1 to 100 (default 25). */
+        limit?: number;
+        /** @description The previous page's `nextCursor`, unchanged. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbGapPage'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `messaging.cursor.invalid`: The pagination cursor is not one this list handed out */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  refreshKbGaps: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description What the pass did. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbGapRefresh'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listKbEvaluationItems: {
+    parameters: {
+      query?: {
+        /** @description Items per page, 1 to 100 (default 25). */
+        limit?: number;
+        /** @description The previous page's `nextCursor`, unchanged. */
+        cursor?: string;
+        origin?: components['schemas']['KbEvaluationOrigin'];
+        language?: components['schemas']['KbLanguage'];
+        /** @description `true`: only held-out items; `false`: only the others. */
+        heldOut?: 'true' | 'false';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbEvaluationItemPage'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `messaging.cursor.invalid`: The pagination cursor is not one this list handed out */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createKbEvaluationItem: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['KbEvaluationItemInput'];
+      };
+    };
+    responses: {
+      /** @description The item. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbEvaluationItem'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `request.malformed_json`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `request.too_large`: The request body exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.kb.evaluation_document_unknown`: An expected document id names no knowledge-base document */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getKbEvaluationItem: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The evaluation item id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The item. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbEvaluationItem'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.kb.evaluation_item_not_found`: No evaluation item with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  replaceKbEvaluationItem: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The evaluation item id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['KbEvaluationItemInput'];
+      };
+    };
+    responses: {
+      /** @description The item after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbEvaluationItem'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `request.malformed_json`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.kb.evaluation_item_not_found`: No evaluation item with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `request.too_large`: The request body exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.kb.evaluation_document_unknown`: An expected document id names no knowledge-base document */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteKbEvaluationItem: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The evaluation item id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The item is deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.kb.evaluation_item_not_found`: No evaluation item with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  seedKbEvaluationSet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description How many items were added. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbEvaluationSeedResult'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listKbEvaluationRuns: {
+    parameters: {
+      query?: {
+        /** @description Items per page, 1 to 100 (default 25). */
+        limit?: number;
+        /** @description The previous page's `nextCursor`, unchanged. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbEvaluationRunPage'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored; `messaging.cursor.invalid`: The pagination cursor is not one this list handed out */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  runKbEvaluation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The run. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbEvaluationRun'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.staff.admin_required`: This route needs the messaging:admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.kb.evaluation_running`: An evaluation run is already running */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.kb.evaluation_set_empty`: The evaluation set has no item to run */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal`: Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getKbEvaluationRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The evaluation run id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The run. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KbEvaluationRun'];
+        };
+      };
+      /** @description `validation.failed`: The request did not pass validation; `request.invalid_text`: The request contains text that cannot be stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `api.auth.unauthenticated`: Authentication required; `messaging.staff.unauthenticated`: The staff API needs a verified staff session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `messaging.kb.evaluation_run_not_found`: No evaluation run with this id */
+      404: {
         headers: {
           [name: string]: unknown;
         };

@@ -63,6 +63,8 @@ export const messagingConfigSchema = z
     FAQ_SYNC_TIMEOUT_MS: integer(10_000, 100, 120_000),
     /** The largest FAQ list accepted, in bytes; a larger answer fails the run. */
     FAQ_SYNC_MAX_BYTES: integer(5_242_880, 1_024, 104_857_600),
+    /** How often the knowledge base's gaps are collected and re-checked (README, "Gaps"); 0: only on demand. */
+    MESSAGING_KB_GAP_INTERVAL_MS: integer(300_000, 0, 7 * 24 * 3_600_000),
   })
   .superRefine((env, ctx) => {
     // A lease that can end during a send would let a second worker send the same reply while it is in flight.

@@ -110,4 +110,42 @@ export const messagingErrors = defineErrors({
     status: 409,
     title: 'A FAQ sync is already running',
   },
+  // The knowledge base (README, "Knowledge base").
+  'messaging.kb.document_not_found': {
+    status: 404,
+    title: 'No knowledge-base document with this id',
+  },
+  'messaging.kb.precondition_failed': {
+    status: 412,
+    title: 'The document changed since the ETag in If-Match was read',
+  },
+  'messaging.kb.document_from_faq': {
+    status: 409,
+    title: 'The document mirrors a FAQ entry; change the entry instead',
+  },
+  'messaging.kb.document_archived': {
+    status: 409,
+    title: 'The document is archived (deleted); it cannot be edited',
+  },
+  // The KB evaluation (README, "Knowledge base", "Evaluation").
+  'messaging.kb.evaluation_item_not_found': {
+    status: 404,
+    title: 'No evaluation item with this id',
+  },
+  'messaging.kb.evaluation_run_not_found': {
+    status: 404,
+    title: 'No evaluation run with this id',
+  },
+  'messaging.kb.evaluation_document_unknown': {
+    status: 422,
+    title: 'An expected document id names no knowledge-base document',
+  },
+  'messaging.kb.evaluation_set_empty': {
+    status: 422,
+    title: 'The evaluation set has no item to run',
+  },
+  'messaging.kb.evaluation_running': {
+    status: 409,
+    title: 'An evaluation run is already running',
+  },
 });

@@ -1,6 +1,7 @@
 import { definePlugin, migrationsDir, startLoop } from '../../../gateway/src/plugin-api.ts';
 import { messagingCommands } from './cli/commands.ts';
 import { loadEscalationRules } from './domain/escalation-rules.ts';
+import { createGapNormaliser } from './domain/kb-gap-key.ts';
 import { messagingErrors } from './errors.ts';
 import { createChatModel } from './llm/chat-model.ts';
 import { messagingManifest } from './manifest.ts';
@@ -9,6 +10,9 @@ import { registerFaqRoutes } from './routes/faq-routes.ts';
 import { registerFeedbackRoutes } from './routes/feedback-routes.ts';
 import { registerFollowUpRoutes } from './routes/follow-up-routes.ts';
 import { registerInboxRoutes } from './routes/inbox-routes.ts';
+import { registerKbEvaluationRoutes } from './routes/kb-evaluation-routes.ts';
+import { registerKbGapRoutes } from './routes/kb-gap-routes.ts';
+import { registerKbRoutes } from './routes/kb-routes.ts';
 import { registerLeadRoutes } from './routes/lead-routes.ts';
 import { registerOpenApiRoutes } from './routes/openapi-routes.ts';
 import { registerProviderWebhookRoutes } from './routes/provider-webhook.ts';
@@ -16,6 +20,9 @@ import { staffAuthentication } from './routes/staff-authentication.ts';
 import { createFollowUpService } from './service/follow-up-service.ts';
 import { startFollowUps } from './service/follow-up-scheduler.ts';
 import { createIngest } from './service/ingest.ts';
+import { createKbAnswerer } from './service/kb-answers.ts';
+import { mirrorFaqIntoKb } from './service/kb-faq-mirror.ts';
+import { gapPass } from './service/kb-gaps.ts';
 import { startLeadCountCompaction, useSummaryZone } from './service/lead-count-rollup.ts';
 import { createLeadService } from './service/lead-service.ts';
 import { scheduledFaqSync, type FaqSyncDeps } from './service/faq-sync.ts';
@@ -64,7 +71,7 @@ export const messagingPlugin = definePlugin({
       clock: ctx.clock,
       logger: ctx.logger,
       metrics,
-      ports: createProcessingPorts(model, ctx.metrics),
+      ports: createProcessingPorts(model, ctx.metrics, createKbAnswerer({ db: ctx.db, model })),
       rules: loadEscalationRules(),
       handoffIdleMs: config.MESSAGING_HANDOFF_IDLE_MS,
       maxAttempts: config.MESSAGING_MAX_ATTEMPTS,
@@ -128,6 +135,23 @@ export const messagingPlugin = definePlugin({
             pass: () => scheduledFaqSync(faqSync, config.FAQ_SYNC_INTERVAL_MS),
           })
         : null;
+    registerKbRoutes(ctx, { staff });
+    // FAQ entries written before their documents existed get them now (README, "From the FAQ").
+    await ctx.db.transaction((tx) => mirrorFaqIntoKb(tx, ctx.clock.now()));
+    registerKbEvaluationRoutes(ctx, { staff });
+    // Knowledge-base gaps (README, "Gaps"): collected and re-checked on every replica's loop and on demand.
+    const gaps = { db: ctx.db, clock: ctx.clock, normalise: createGapNormaliser() };
+    registerKbGapRoutes(ctx, { staff, gaps });
+    const gapLoop =
+      config.MESSAGING_KB_GAP_INTERVAL_MS > 0
+        ? startLoop({
+            name: 'messaging-kb-gaps',
+            intervalMs: config.MESSAGING_KB_GAP_INTERVAL_MS,
+            logger: ctx.logger,
+            pass: async () => ((await gapPass(gaps)).more ? 1 : 0),
+          })
+        : null;
+    ctx.hooks.onClose(async () => gapLoop?.stop());
     registerOpenApiRoutes(ctx.routes);
 
     // Close hooks run in reverse: the queue stops first, then the sender finishes the sends its last

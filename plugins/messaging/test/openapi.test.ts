@@ -40,6 +40,7 @@ const STAFF_PREFIXES = [
   '/api/v1/messages/',
   '/api/v1/follow-up/',
   '/api/v1/faq',
+  '/api/v1/kb/',
 ];
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 

@@ -215,7 +215,89 @@ export const scopeProbes: Record<string, { agent: Probe; admin?: Probe }> = {
   ),
   ...faqProbes(),
   ...followUpProbes(),
+  ...kbProbes(),
+  ...kbEvaluationProbes(),
 };
+
+/** An agent's call to a route that is for admins: 403 `messaging.staff.admin_required`. */
+function adminOnly(method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, body?: unknown): Probe {
+  return async (client, _s, key) => {
+    const res = await client[method](path, body === undefined ? undefined : { json: body });
+    const text = await res.text();
+    expect(res.status, `${key}: ${text}`).toBe(403);
+    expect((JSON.parse(text) as { code: string }).code, key).toBe('messaging.staff.admin_required');
+  };
+}
+
+/**
+ * The knowledge base belongs to no cluster (README, "Knowledge base"): every staff member reads it, only
+ * admins change it.
+ */
+function kbProbes(): Record<string, { agent: Probe }> {
+  const none = '00000000-0000-4000-8000-000000000000';
+  const document = { title: 'T', body: 'B', language: 'id' };
+  const read =
+    (path: string): Probe =>
+    async (client, _s, key) =>
+      void (await json(await client.get(path), key));
+  return {
+    'POST /api/v1/kb/documents': { agent: adminOnly('post', '/api/v1/kb/documents', document) },
+    'GET /api/v1/kb/documents': { agent: read('/api/v1/kb/documents') },
+    'GET /api/v1/kb/documents/:id': {
+      agent: async (client, _s, key) =>
+        notFound(await client.get(`/api/v1/kb/documents/${none}`), 'messaging.kb.document_not_found', key),
+    },
+    'GET /api/v1/kb/documents/:id/versions': {
+      agent: async (client, _s, key) =>
+        notFound(
+          await client.get(`/api/v1/kb/documents/${none}/versions`),
+          'messaging.kb.document_not_found',
+          key,
+        ),
+    },
+    'PATCH /api/v1/kb/documents/:id': {
+      agent: adminOnly('patch', `/api/v1/kb/documents/${none}`, { title: 'U' }),
+    },
+    'DELETE /api/v1/kb/documents/:id': { agent: adminOnly('delete', `/api/v1/kb/documents/${none}`) },
+    'GET /api/v1/kb/sources': { agent: read('/api/v1/kb/sources') },
+    // Gaps show customers' words from every cluster: admins only (README, "Gaps").
+    'GET /api/v1/kb/gaps': { agent: adminOnly('get', '/api/v1/kb/gaps') },
+    'POST /api/v1/kb/gaps/refresh': { agent: adminOnly('post', '/api/v1/kb/gaps/refresh') },
+    'POST /api/v1/kb/import': {
+      agent: adminOnly('post', '/api/v1/kb/import', {
+        items: [{ filename: 'a.md', content: '# A', language: 'id' }],
+      }),
+    },
+  };
+}
+
+/**
+ * The KB evaluation belongs to no cluster (README, "Knowledge base", "Evaluation"): every agent reads the set
+ * and the runs; only admins change the set, seed it or start a run.
+ */
+function kbEvaluationProbes(): Record<string, { agent: Probe }> {
+  const none = '00000000-0000-4000-8000-000000000000';
+  const items = '/api/v1/kb/evaluation/items';
+  const runs = '/api/v1/kb/evaluation/runs';
+  const item = { question: 'q', language: 'id', expectedIntent: 'generalInfo' };
+  return {
+    [`GET ${items}`]: { agent: async (client, _s, key) => void (await json(await client.get(items), key)) },
+    [`POST ${items}`]: { agent: adminOnly('post', items, item) },
+    [`GET ${items}/:id`]: {
+      agent: async (client, _s, key) =>
+        notFound(await client.get(`${items}/${none}`), 'messaging.kb.evaluation_item_not_found', key),
+    },
+    [`PUT ${items}/:id`]: { agent: adminOnly('put', `${items}/${none}`, item) },
+    [`DELETE ${items}/:id`]: { agent: adminOnly('delete', `${items}/${none}`) },
+    'POST /api/v1/kb/evaluation/seed': { agent: adminOnly('post', '/api/v1/kb/evaluation/seed') },
+    [`POST ${runs}`]: { agent: adminOnly('post', runs) },
+    [`GET ${runs}`]: { agent: async (client, _s, key) => void (await json(await client.get(runs), key)) },
+    [`GET ${runs}/:id`]: {
+      agent: async (client, _s, key) =>
+        notFound(await client.get(`${runs}/${none}`), 'messaging.kb.evaluation_run_not_found', key),
+    },
+  };
+}
 
 /**
  * Follow-ups (README, "Follow-ups"): rules are for admins; an agent sees and acts on the queue of their clusters'

@@ -11,6 +11,7 @@ import type {
   ConversationInput,
   ConversationOutput,
   HandlerResult,
+  KbLookupPort,
   Language,
   LeadFields,
   Reply,
@@ -35,6 +36,8 @@ export interface ConversationEngine {
 export function createConversationEngine(options: {
   model: ChatModel;
   replies?: ReplyCatalogue;
+  /** The published knowledge base the `generalInfo` handler answers from (absent: it is not asked). */
+  knowledge?: KbLookupPort;
 }): ConversationEngine {
   const catalogue = options.replies ?? readReplyCatalogue();
   const extractor = createLeadExtractor(options.model);
@@ -72,7 +75,12 @@ export function createConversationEngine(options: {
       known: { ...input.lead, ...patch },
       now: input.now,
     };
-    const outcome = HANDLERS[route(intent, extraction, awaiting)](context);
+    const routed = route(intent, extraction, awaiting);
+    const knowledge =
+      routed === 'generalInfo' && options.knowledge
+        ? await options.knowledge(input.text, language)
+        : undefined;
+    const outcome = HANDLERS[routed](knowledge ? { ...context, knowledge } : context);
     // A lead may have no phone; the provider's sender number fills it once capture runs (README, "The capture
     // state machine").
     if (outcome.capturing && !context.known.phone && input.senderPhone) patch.phone = input.senderPhone;
@@ -80,7 +88,11 @@ export function createConversationEngine(options: {
       ...extraction.fields,
       ...(extraction.by === 'none' ? {} : { extractedBy: extraction.by }),
     };
-    return { ...output(outcome, entities, patch, language), ...expiredFlag };
+    return {
+      ...output(outcome, entities, patch, language),
+      ...expiredFlag,
+      ...(knowledge ? { knowledge } : {}),
+    };
   }
 
   return {

@@ -43,6 +43,20 @@ export interface Reply {
 
 export type Language = 'id' | 'en';
 
+/**
+ * What the knowledge base gave a `generalInfo` message (README, "Knowledge base", "How the bot answers"): the
+ * answer when the best chunk passed the threshold (null: the default answer), the chunks found with their
+ * scores (best first), and the KB version searched.
+ */
+export interface KbLookup {
+  answer: string | null;
+  chunks: Array<{ id: string; score: number }>;
+  kbVersion: number;
+}
+
+/** Looks a question up in the published knowledge base, in the conversation's language. */
+export type KbLookupPort = (text: string, language: Language) => Promise<KbLookup>;
+
 export interface ConversationInput {
   text: string | null;
   /** The provider's message type (text, image, audio, document, location, interactive, ...). */
@@ -75,4 +89,6 @@ export interface ConversationOutput {
   language: Language;
   /** True when this message found the capture session past its 6 h TTL and reset it (for logs). */
   sessionExpired?: boolean;
+  /** The knowledge-base lookup of a `generalInfo` message (absent: none was made). */
+  knowledge?: KbLookup;
 }

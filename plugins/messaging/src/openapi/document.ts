@@ -5,6 +5,9 @@ import { faqPaths } from './faq-paths.ts';
 import { feedbackPaths } from './feedback-paths.ts';
 import { followUpPaths } from './follow-up-paths.ts';
 import { inboxPaths } from './inbox-paths.ts';
+import { kbEvaluationPaths } from './kb-evaluation-paths.ts';
+import { kbGapPaths } from './kb-gap-paths.ts';
+import { kbPaths } from './kb-paths.ts';
 import { leadsPaths } from './leads-paths.ts';
 
 export type OpenApiDocument = ReturnType<typeof createDocument>;
@@ -51,7 +54,16 @@ export function buildStaffApiDocument(): OpenApiDocument {
           },
         },
       },
-      paths: { ...inboxPaths(), ...leadsPaths(), ...feedbackPaths(), ...followUpPaths(), ...faqPaths() },
+      paths: {
+        ...inboxPaths(),
+        ...leadsPaths(),
+        ...feedbackPaths(),
+        ...followUpPaths(),
+        ...faqPaths(),
+        ...kbPaths(),
+        ...kbGapPaths(),
+        ...kbEvaluationPaths(),
+      },
     },
     { override: openResponseObjects },
   );

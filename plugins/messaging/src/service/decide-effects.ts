@@ -120,6 +120,7 @@ export async function decideEffects(deps: DecideDeps, head: QueueHead, now: Date
     language: output.language,
     defaultStreak,
     contactName: head.contactName,
+    knowledge: output.knowledge ?? null,
   };
 }
 
@@ -188,6 +189,7 @@ function heldEffects(
     language: head.language,
     defaultStreak: head.defaultAnswersInARow,
     contactName: head.contactName,
+    knowledge: null,
   };
 }
 

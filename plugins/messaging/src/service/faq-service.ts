@@ -14,6 +14,7 @@ import type {
 import { upstreamHash } from '../domain/faq-sync-plan.ts';
 import type { StaffScope } from '../domain/staff-scope.ts';
 import { messagingErrors } from '../errors.ts';
+import { mirrorFaqIntoKb } from './kb-faq-mirror.ts';
 import { faqStore } from '../store/faq-store.ts';
 import { faqSyncStore } from '../store/faq-sync-store.ts';
 
@@ -78,7 +79,12 @@ export async function readFaq(deps: FaqServiceDeps, id: string): Promise<FaqEntr
 }
 
 export function createFaq(deps: FaqServiceDeps, input: FaqCreate): Promise<FaqEntry> {
-  return faqStore.create(deps.db, input, deps.clock.now());
+  return deps.db.transaction(async (tx) => {
+    const now = deps.clock.now();
+    const entry = await faqStore.create(tx, input, now);
+    await mirrorFaqIntoKb(tx, now);
+    return entry;
+  });
 }
 
 export function updateFaq(deps: FaqServiceDeps, id: string, patch: FaqUpdate): Promise<FaqEntry> {
@@ -86,15 +92,22 @@ export function updateFaq(deps: FaqServiceDeps, id: string, patch: FaqUpdate): P
     const entry = await faqStore.find(tx, id, true);
     if (!entry) throw messagingErrors.create('messaging.faq.not_found');
     if (entry.archived) throw messagingErrors.create('messaging.faq.archived');
-    return faqStore.update(tx, id, patch, deps.clock.now());
+    const now = deps.clock.now();
+    const updated = await faqStore.update(tx, id, patch, now);
+    await mirrorFaqIntoKb(tx, now);
+    return updated;
   });
 }
 
 /** Archives the entry (idempotent); it stops answering at once and stays readable with `archived=true`. */
 export async function archiveFaq(deps: FaqServiceDeps, id: string): Promise<void> {
-  const entry = await faqStore.find(deps.db, id);
-  if (!entry) throw messagingErrors.create('messaging.faq.not_found');
-  await faqStore.archive(deps.db, id, deps.clock.now());
+  await deps.db.transaction(async (tx) => {
+    const entry = await faqStore.find(tx, id, true);
+    if (!entry) throw messagingErrors.create('messaging.faq.not_found');
+    const now = deps.clock.now();
+    await faqStore.archive(tx, id, now);
+    await mirrorFaqIntoKb(tx, now);
+  });
 }
 
 export async function listConflicts(
@@ -131,6 +144,7 @@ export function resolveConflict(
     if (keep === 'upstream') await faqStore.applyUpstream(tx, conflict.entryId, conflict.upstream, hash, now);
     else await faqStore.keepLocal(tx, conflict.entryId, hash, conflict.upstream.updatedAt);
     await faqSyncStore.markResolved(tx, id, keep, scope.userId, now);
+    await mirrorFaqIntoKb(tx, now);
     return (await faqSyncStore.findConflict(tx, id)) as FaqConflict;
   });
 }

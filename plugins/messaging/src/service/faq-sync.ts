@@ -5,6 +5,7 @@ import { messagingErrors } from '../errors.ts';
 import { faqStore } from '../store/faq-store.ts';
 import { faqSyncStore, type RunEnd } from '../store/faq-sync-store.ts';
 import { pullUpstream, type UpstreamOptions } from './faq-upstream.ts';
+import { mirrorFaqIntoKb } from './kb-faq-mirror.ts';
 
 export interface FaqSyncDeps {
   db: Database;
@@ -69,6 +70,7 @@ async function pullAndApply(deps: FaqSyncDeps, upstream: UpstreamOptions): Promi
       const actions = planSync(pulled.items, await faqStore.knownSynced(tx));
       const now = deps.clock.now();
       for (const action of actions) await apply(tx, action, now);
+      await mirrorFaqIntoKb(tx, now);
       await faqSyncStore.saveEtag(tx, pulled.etag);
       return countActions(actions);
     });

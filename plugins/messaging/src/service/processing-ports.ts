@@ -7,7 +7,13 @@ import {
 } from '../classifier/index.ts';
 import { createConversationEngine } from '../conversation/engine.ts';
 import type { Classification } from '../classifier/types.ts';
-import type { ConversationInput, ConversationOutput, Language, Reply } from '../conversation/types.ts';
+import type {
+  ConversationInput,
+  ConversationOutput,
+  KbLookupPort,
+  Language,
+  Reply,
+} from '../conversation/types.ts';
 import type { ChatModel } from '../llm/chat-model.ts';
 import { createFaqAnswers, type FaqAnswers } from './faq-answers.ts';
 
@@ -24,14 +30,18 @@ export interface ProcessingPorts {
  * The processing ports, built: the four-tier classifier (its data file loaded and checked at
  * boot) and the conversation engine (handlers, lead capture, reply templates), both sharing the model.
  */
-export function createProcessingPorts(model: ChatModel, registry: Registry): ProcessingPorts {
+export function createProcessingPorts(
+  model: ChatModel,
+  registry: Registry,
+  knowledge?: KbLookupPort,
+): ProcessingPorts {
   const classifier = createClassifier({
     data: loadIntentData(),
     source: DEFAULT_INTENT_DATA_PATH,
     model,
     metrics: createClassifierMetrics(registry),
   });
-  const engine = createConversationEngine({ model });
+  const engine = createConversationEngine({ model, ...(knowledge ? { knowledge } : {}) });
   return {
     classify: async (text) => (await classifier.classify(text)).classification,
     step: (input) => engine.step(input),

@@ -1,7 +1,8 @@
 import type { Classification } from '../classifier/types.ts';
-import type { CaptureSession, Language } from '../conversation/types.ts';
+import type { CaptureSession, KbLookup, Language } from '../conversation/types.ts';
 import type { LeadContact } from '../domain/lead.ts';
 import { followUpStore } from './follow-up-store.ts';
+import { kbAnswerStore } from './kb-answer-store.ts';
 import { leadStore } from './lead-store.ts';
 import { notificationStore } from './notification-store.ts';
 import type { Queryable } from '../../../../gateway/src/plugin-api.ts';
@@ -34,6 +35,8 @@ export interface MessageEffects {
   language: Language;
   defaultStreak: number;
   contactName: string | null;
+  /** What the knowledge base gave the message (null: it was not asked); recorded in messaging_kb_answers. */
+  knowledge: KbLookup | null;
 }
 
 /** A reply written to the outbox; `leased`: held by the writing worker, which sends it after the commit. */
@@ -92,6 +95,7 @@ export const effectsStore = {
       })),
       now,
     );
+    await kbAnswerStore.record(tx, effects, now);
     await notificationStore.notifyMany(
       tx,
       effects.flatMap((e) => e.notifications.map((n) => ({ ...n, conversationId: e.conversationId }))),

@@ -36,11 +36,18 @@ export const wantVisitCampus: Handler = ({ session, now }) => ({
 });
 
 /**
- * The default answer. A second default answer in a row (the classifier fell to tier 4 again) admits it
+ * The knowledge base's answer when it has one that passed its threshold (README, "Knowledge base"); else the
+ * default answer. A second default answer in a row (the classifier fell to tier 4 again) admits it
  * did not understand and suggests phrasings and staff; the escalation itself is the `bot_stuck` rule's.
  */
 export const generalInfo: Handler = (context: HandlerContext): HandlerOutcome => {
-  const { input, session, now } = context;
+  const { input, session, now, knowledge } = context;
+  if (knowledge?.answer)
+    return {
+      intent: 'generalInfo',
+      replies: [reply('kb_answer', { answer: knowledge.answer })],
+      session: touch(session, now),
+    };
   const again = input.classification.tier === 4 && input.defaultAnswersInARow >= 1;
   return {
     intent: 'generalInfo',

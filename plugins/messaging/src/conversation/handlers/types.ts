@@ -1,6 +1,13 @@
 import type { Intent } from '../../classifier/types.ts';
 import type { Extraction } from '../extract/lead-extractor.ts';
-import type { CaptureSession, ConversationInput, HandlerResult, LeadFields, Reply } from '../types.ts';
+import type {
+  CaptureSession,
+  ConversationInput,
+  HandlerResult,
+  KbLookup,
+  LeadFields,
+  Reply,
+} from '../types.ts';
 
 /** What a handler sees: the message, the session after the TTL check, and what is known of the lead. */
 export interface HandlerContext {
@@ -15,6 +22,8 @@ export interface HandlerContext {
   /** The lead after this message (`lead` with `patch` applied). */
   readonly known: LeadFields;
   readonly now: Date;
+  /** The knowledge base's answer to the message (only for `generalInfo`, when the engine has a knowledge base). */
+  readonly knowledge?: KbLookup;
 }
 
 /** What a handler decides; the engine turns it into a HandlerResult and a ConversationOutput. */

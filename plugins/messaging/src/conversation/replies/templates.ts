@@ -26,6 +26,7 @@ export const CONVERSATION_TEMPLATES = {
   location: [],
   general_info: [],
   general_info_not_understood: [],
+  kb_answer: ['answer'],
   media_not_supported: [],
   location_received: [],
 } as const satisfies Record<string, readonly string[]>;
