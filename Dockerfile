@@ -10,12 +10,14 @@
 # (disabled, warn or enforce) and, with the auth plugin enabled, AUTH_MODE (local, oidc or local+oidc) and
 # AUTH_SECRET (or AUTH_SECRET_FILE).
 
-FROM node:24-bookworm-slim AS deps
+# The base is pinned to a Node release (the version of the `node` devDependency the tests run on); bump both
+# stages together.
+FROM node:24.21.0-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 
-FROM node:24-bookworm-slim
+FROM node:24.21.0-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production APP_ENV=production PORT=8080 METRICS_PORT=9464
 COPY --from=deps /app/node_modules ./node_modules

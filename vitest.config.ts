@@ -8,6 +8,7 @@ export default defineConfig({
       'plugins/**/*.test.ts',
       'operator/**/*.test.ts',
       'test/**/*.test.ts',
+      'charts/**/*.test.ts',
     ],
     // One PostgreSQL server for the whole run; each test file gets its own database (test/support/database.ts).
     globalSetup: ['test/global-setup.ts'],

@@ -22,7 +22,13 @@ import { createManualClock, type ManualClock } from '../../gateway/src/clock.ts'
 import { createPrometheusAnalysis } from '../src/prometheus/analysis-source.ts';
 import type { AnalysisSource } from '../src/prometheus/types.ts';
 import { FIELD_MANAGER, GROUP, LABELS, MANAGED_BY, PLURAL, VERSION } from '../src/api/names.ts';
-import { gateSecrets, minimalSpec, specWith } from '../../test/support/operator/fixtures.ts';
+import {
+  createFixtureSecret,
+  FIXTURE_SECRET,
+  gateSecrets,
+  minimalSpec,
+  specWith,
+} from '../../test/support/operator/fixtures.ts';
 import type { AuthConfigSpecInput, AuthConfigStatus } from '../src/api/types.generated.ts';
 import { ANNOTATIONS, createReconciler, type Reconciler } from '../src/reconcile/index.ts';
 import type { Analysis } from '../src/rollout/types.ts';
@@ -70,7 +76,7 @@ interface Harness {
   name: string;
   clock: ManualClock;
   analysis: ReturnType<typeof fakeAnalysis>;
-  metrics: { phases: number[]; transitions: string[] };
+  metrics: { phases: number[]; transitions: string[]; intents: string[] };
   reconciler: Reconciler;
   reconcile(): ReturnType<Reconciler['reconcile']>;
 }
@@ -79,10 +85,11 @@ interface Harness {
 async function setUp(options: { deployment?: boolean; source?: AnalysisSource } = {}): Promise<Harness> {
   const namespace = await testNamespace(kc, 'reconcile');
   const name = 'gateway';
+  await createFixtureSecret(kc, namespace);
   if (options.deployment !== false) await apps.createNamespacedDeployment({ namespace, body: deployment() });
   const clock = createManualClock(Date.UTC(2026, 0, 1));
   const analysis = fakeAnalysis();
-  const metrics = { phases: [] as number[], transitions: [] as string[] };
+  const metrics = { phases: [] as number[], transitions: [] as string[], intents: [] as string[] };
   const reconciler = createReconciler({
     kubeConfig: kc,
     clock,
@@ -90,6 +97,8 @@ async function setUp(options: { deployment?: boolean; source?: AnalysisSource } 
     metrics: {
       setPhase: (_key, phase) => void metrics.phases.push(phase),
       recordTransition: (_key, t) => void metrics.transitions.push(`${t.from}→${t.to} ${t.reason}`),
+      setIntent: (_key, i) =>
+        void metrics.intents.push(`${i.desiredPhase}/${i.automaticPromotion ? 'auto' : 'manual'}`),
     },
   });
   return {
@@ -252,7 +261,7 @@ describe('applying an AuthConfig', () => {
   it('creates the hashed, immutable, owned ConfigMap and points the Deployment at it by server-side apply', async () => {
     const h = await setUp();
     await applyAuthConfig(h, minimalSpec);
-    expect(await h.reconcile()).toEqual({});
+    expect(await h.reconcile()).toEqual({ secrets: [FIXTURE_SECRET] });
 
     const [map] = await configMaps(h);
     const stored = await readAuthConfig(h);
@@ -276,10 +285,12 @@ describe('applying an AuthConfig', () => {
 
     const target = await readDeployment(h);
     const gateway = gatewayContainer(target);
-    expect(target.spec?.template.metadata?.annotations).toEqual({
-      'example.com/keep': 'yes',
-      [ANNOTATIONS.configHash]: hash,
-    });
+    const annotations = target.spec?.template.metadata?.annotations ?? {};
+    expect(Object.keys(annotations).sort()).toEqual(
+      ['example.com/keep', ANNOTATIONS.configHash, ANNOTATIONS.secretsHash].sort(),
+    );
+    expect(annotations).toMatchObject({ 'example.com/keep': 'yes', [ANNOTATIONS.configHash]: hash });
+    expect(annotations[ANNOTATIONS.secretsHash]).toMatch(/^[0-9a-f]{16}$/);
     expect(referencedConfigMap(target)).toBe(map?.metadata?.name);
     expect(gateway.env).toEqual([
       { name: 'NODE_OPTIONS', value: '--max-old-space-size=256' },
@@ -435,6 +446,88 @@ describe('refusing', () => {
   });
 });
 
+describe('the Secrets the pods read', () => {
+  const secretsHashOf = (d: V1Deployment) =>
+    d.spec?.template.metadata?.annotations?.[ANNOTATIONS.secretsHash];
+
+  it('rolls the pods when a referenced Secret is rotated, once, and not for a Secret they do not read', async () => {
+    const h = await setUp();
+    await core.createNamespacedSecret({
+      namespace: h.namespace,
+      body: { metadata: { name: 'unrelated' }, stringData: { token: 'one' } },
+    });
+    await applyAuthConfig(h, minimalSpec);
+    await h.reconcile();
+    const before = await readDeployment(h);
+    const hashBefore = secretsHashOf(before);
+
+    // A Secret the pods do not read: nothing changes.
+    await core.replaceNamespacedSecret({
+      namespace: h.namespace,
+      name: 'unrelated',
+      body: { metadata: { name: 'unrelated' }, stringData: { token: 'two' } },
+    });
+    const untouched = await versions(h);
+    await h.reconcile();
+    expect(await versions(h)).toEqual(untouched);
+
+    // The referenced one: a new digest on the pod template, one spec change.
+    await core.replaceNamespacedSecret({
+      namespace: h.namespace,
+      name: FIXTURE_SECRET,
+      body: {
+        metadata: { name: FIXTURE_SECRET },
+        stringData: { 'auth-secret': 'rotated,' + 'a'.repeat(32) },
+      },
+    });
+    await h.reconcile();
+    const after = await readDeployment(h);
+    expect(secretsHashOf(after)).toMatch(/^[0-9a-f]{16}$/);
+    expect(secretsHashOf(after)).not.toBe(hashBefore);
+    expect(after.metadata?.generation).toBe((before.metadata?.generation ?? 0) + 1);
+    expect(referencedConfigMap(after)).toBe(referencedConfigMap(before));
+    const settled = await versions(h);
+    await h.reconcile();
+    expect(await versions(h)).toEqual(settled);
+    // Only the digest is written: no secret value anywhere in the Deployment or the AuthConfig.
+    const written = JSON.stringify([after, await readAuthConfig(h)]);
+    expect(written).not.toContain('rotated');
+    expect(written).not.toContain(Buffer.from('rotated,').toString('base64').slice(0, 8));
+  });
+
+  it('reports a missing referenced Secret as Ready=False SecretNotFound, and rolls when it appears', async () => {
+    const h = await setUp();
+    await applyAuthConfig(
+      h,
+      specWith({
+        secretEnv: [...gateSecrets, { name: 'DATABASE_URL', secretKeyRef: { name: 'db', key: 'url' } }],
+      }),
+    );
+    const result = await h.reconcile();
+    expect(result.secrets).toEqual(['db', FIXTURE_SECRET]);
+    expect(result.requeueAfterMs).toBeGreaterThan(0);
+    const stored = await readAuthConfig(h);
+    expect(condition(stored.status, 'Ready')).toMatchObject({ status: 'False', reason: 'SecretNotFound' });
+    expect(condition(stored.status, 'Ready')?.message).toContain('db');
+    expect(condition(stored.status, 'Ready')?.message).not.toContain(FIXTURE_SECRET);
+    expect(await eventReasons(h)).toContain('SecretNotFound');
+    const waiting = await readDeployment(h);
+    expect(referencedConfigMap(waiting)).toBeDefined();
+
+    await core.createNamespacedSecret({
+      namespace: h.namespace,
+      body: { metadata: { name: 'db' }, stringData: { url: 'postgres://gatehouse@db/gatehouse' } },
+    });
+    await h.reconcile();
+    const ready = await readDeployment(h);
+    expect(secretsHashOf(ready)).not.toBe(secretsHashOf(waiting));
+    expect(condition((await readAuthConfig(h)).status, 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'Applied',
+    });
+  });
+});
+
 describe('the API_AUTH_MODE rollout', () => {
   it('enters warn, promotes to enforce after the soak on good figures, and rolls back to the kept ConfigMap at once', async () => {
     const h = await setUp();
@@ -465,12 +558,15 @@ describe('the API_AUTH_MODE rollout', () => {
 
     // Between analyses nothing is written, though the soak messages would read differently a minute later.
     h.clock.advance(60_000);
-    expect(await h.reconcile()).toEqual({ requeueAfterMs: 4 * 60_000 });
+    expect(await h.reconcile()).toEqual({
+      requeueAfterMs: 4 * 60_000,
+      secrets: [FIXTURE_SECRET],
+    });
     expect((await readAuthConfig(h)).metadata.resourceVersion).toBe(stored.metadata.resourceVersion);
 
     // One interval later: analysed, but the minimum soak (24 h) has not passed.
     h.clock.advance(5 * 60_000);
-    expect(await h.reconcile()).toEqual({ requeueAfterMs: 5 * 60_000 });
+    expect(await h.reconcile()).toEqual({ requeueAfterMs: 5 * 60_000, secrets: [FIXTURE_SECRET] });
     expect(h.analysis.calls).toHaveLength(1);
     expect(h.analysis.calls[0]).toMatchObject({
       mode: 'warn',
@@ -526,7 +622,7 @@ describe('the API_AUTH_MODE rollout', () => {
     const callsBefore = h.analysis.calls.length;
     h.clock.advance(1000);
     await applyAuthConfig(h, rolloutSpec(), { [ANNOTATIONS.rollback]: 'true' });
-    expect(await h.reconcile()).toEqual({});
+    expect(await h.reconcile()).toEqual({ secrets: [FIXTURE_SECRET] });
     stored = await readAuthConfig(h);
     expect(h.analysis.calls).toHaveLength(callsBefore);
     expect(stored.status?.rollout).toMatchObject({ effectiveMode: 'disabled', phase: 0 });
@@ -554,6 +650,10 @@ describe('the API_AUTH_MODE rollout', () => {
     ]);
     expect(h.metrics.phases.at(-1)).toBe(0);
     expect(h.metrics.phases).toContain(2);
+    // What the AuthConfig asked for: enforce with automatic promotion, then disabled once rollback was requested
+    // (what lets an alert tell a rollout stuck in warn from one meant to stay there).
+    expect(h.metrics.intents).toContain('2/auto');
+    expect(h.metrics.intents.at(-1)).toBe('0/auto');
   });
 
   it('does not promote while Prometheus cannot be reached, and says why (the real analysis client)', async () => {

@@ -35,12 +35,17 @@ export const MANAGED_BY = 'gatehouse-operator';
 
 /**
  * The annotations the operator reads and writes. The rollout ones are set on the AuthConfig by SREs, by hand or
- * with `gatehouse rollout rollback|promote`; the config hash is written on the target Deployment's pod template,
- * so that a new env ConfigMap rolls the pods.
+ * with `gatehouse rollout rollback|promote`; the config and secrets hashes are written on the target Deployment's
+ * pod template, so that a new env ConfigMap or a rotated Secret rolls the pods.
  */
 export const ANNOTATIONS = {
   /** On the pod template: the content hash of the env ConfigMap the pods run with. */
   configHash: CONFIG_HASH_KEY,
+  /**
+   * On the pod template: a digest of the data of every Secret the pods read (operator/README.md, "Secret
+   * rotation"), so that rotating one rolls the pods.
+   */
+  secretsHash: `${GROUP}/secrets-hash`,
   /**
    * On the AuthConfig: "true" asks for an immediate rollback to API_AUTH_MODE=disabled, without analysis
    * (operator/README.md, "Rollout decisions", rule 1).

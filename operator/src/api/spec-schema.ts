@@ -40,7 +40,7 @@ function duration(defaultValue: string, description: string): JsonSchema {
 export const secretKeyRefSchema: JsonSchema = {
   type: 'object',
   description:
-    'A key of a Secret in the AuthConfig namespace. The operator never reads it: it only references it.',
+    'A key of a Secret in the AuthConfig namespace, referenced by the pods; the operator only digests the Secret to roll the pods when it changes.',
   required: ['name', 'key'],
   properties: {
     name: text(253, 'Name of the Secret.', { pattern: DNS_SUBDOMAIN }),

@@ -68,7 +68,7 @@ export interface TargetRef {
   container?: string;
 }
 
-/** A key of a Secret in the AuthConfig namespace. The operator never reads it: it only references it. */
+/** A key of a Secret in the AuthConfig namespace, referenced by the pods; the operator only digests the Secret to roll the pods when it changes. */
 export interface SecretKeyRef {
   /** Name of the Secret. */
   name: string;
@@ -176,7 +176,7 @@ export interface EnvVar {
 export interface SecretEnvVar {
   /** The variable name. */
   name: string;
-  /** A key of a Secret in the AuthConfig namespace. The operator never reads it: it only references it. */
+  /** A key of a Secret in the AuthConfig namespace, referenced by the pods; the operator only digests the Secret to roll the pods when it changes. */
   secretKeyRef: SecretKeyRef;
 }
 

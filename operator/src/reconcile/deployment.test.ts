@@ -7,6 +7,7 @@ const target: DeploymentTarget = {
   authConfigName: 'gw',
   configMapName: 'gw-env-bbbbbbbbbb',
   hash: 'bbbbbbbbbb',
+  secretsHash: 'cccccccccccccccc',
   secretEnv: [{ name: 'AUTH_SECRET', valueFrom: { secretKeyRef: { name: 's', key: 'auth' } } }],
   plainNames: ['API_AUTH_MODE', 'AUTH_MODE'],
 };

@@ -11,14 +11,25 @@ export interface DeploymentTarget {
   container?: string;
   configMapName: string;
   hash: string;
+  /** The digest of the referenced Secrets' data (secret-references.ts), for the secrets-hash annotation. */
+  secretsHash: string;
   secretEnv: RenderedEnv['secretEnv'];
   /** The plain variables the ConfigMap sets (an `env` entry of the same name would shadow it). */
   plainNames: readonly string[];
 }
 
 export type DeploymentPlan =
-  | { ok: true; upToDate: boolean; applyConfiguration: JsonObject }
-  | { ok: false; reason: 'ContainerNotFound'; message: string };
+  { ok: true; upToDate: boolean; applyConfiguration: JsonObject } | ContainerNotFound;
+
+interface ContainerNotFound {
+  ok: false;
+  reason: 'ContainerNotFound';
+  message: string;
+}
+
+/** The pod template's containers as the operator wants them, and the init containers as they are. */
+export type PodContainers =
+  { ok: true; containers: JsonObject[]; initContainers: JsonObject[] } | ContainerNotFound;
 
 /**
  * The server-side apply configuration for the target Deployment (operator/README.md, "Reconciliation", step 6),
@@ -28,7 +39,8 @@ export type DeploymentPlan =
  *   operator's settings win) and the `secretKeyRef` entries; entries the operator set before (an env ConfigMap of
  *   this AuthConfig, a gateway secret from a Secret) and plain `env` entries that would shadow a ConfigMap
  *   variable (`env` beats `envFrom`, which would defeat a rollback) are replaced.
- * - The pod template gets the config-hash annotation, so a new ConfigMap rolls the pods.
+ * - The pod template gets the config-hash annotation, so a new ConfigMap rolls the pods, and the secrets-hash
+ *   annotation, so a rotated Secret does.
  * - `strategy.rollingUpdate.maxSurge: 100%`, so a rollback replaces all pods at once and stays under its 30 s
  *   (operator/README.md, "Rollback in under 30 seconds"); left out when the Deployment uses `Recreate`, where
  *   rollingUpdate is invalid.
@@ -38,10 +50,54 @@ export type DeploymentPlan =
  * fields at their current values (they are re-read before every apply, never reverted).
  */
 export function planDeployment(live: JsonObject, target: DeploymentTarget): DeploymentPlan {
+  const pod = podContainers(live, target);
+  if (!pod.ok) return pod;
+  const desiredContainers = pod.containers;
   const spec = objectAt(live, 'spec');
   const template = objectAt(spec, 'template');
-  const podSpec = objectAt(template, 'spec');
-  const containers = Array.isArray(podSpec.containers) ? podSpec.containers.filter(isJsonObject) : [];
+  const containers = containersOf(objectAt(template, 'spec'), 'containers');
+
+  const strategy = objectAt(spec, 'strategy');
+  const rolling = strategy.type === undefined || strategy.type === 'RollingUpdate';
+  const annotations = objectAt(objectAt(template, 'metadata'), 'annotations');
+  const upToDate =
+    sameJson(desiredContainers, containers) &&
+    annotations[ANNOTATIONS.configHash] === target.hash &&
+    annotations[ANNOTATIONS.secretsHash] === target.secretsHash &&
+    (!rolling || objectAt(strategy, 'rollingUpdate').maxSurge === '100%');
+
+  const metadata = objectAt(live, 'metadata');
+  const applyConfiguration: JsonObject = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: metadata.name ?? null, namespace: metadata.namespace ?? null },
+    spec: {
+      ...(rolling ? { strategy: { rollingUpdate: { maxSurge: '100%' } } } : {}),
+      template: {
+        metadata: {
+          annotations: {
+            [ANNOTATIONS.configHash]: target.hash,
+            [ANNOTATIONS.secretsHash]: target.secretsHash,
+          },
+        },
+        spec: { containers: desiredContainers },
+      },
+    },
+  };
+  return { ok: true, upToDate, applyConfiguration };
+}
+
+/**
+ * The containers the pod template will have once the operator's changes are in (the gateway container with
+ * its env and envFrom as planned, the others as they are), and its init containers: what the pods will read
+ * Secrets from. Pure.
+ */
+export function podContainers(
+  live: JsonObject,
+  target: Omit<DeploymentTarget, 'secretsHash'>,
+): PodContainers {
+  const podSpec = objectAt(objectAt(objectAt(live, 'spec'), 'template'), 'spec');
+  const containers = containersOf(podSpec, 'containers');
   const index =
     target.container === undefined
       ? containers.length > 0
@@ -59,35 +115,21 @@ export function planDeployment(live: JsonObject, target: DeploymentTarget): Depl
           : `the target Deployment has no container named "${target.container}"`,
     };
   }
-  const desiredContainers = containers.map((container, i) =>
-    i === index ? gatewayContainer(container, target) : container,
-  );
-
-  const strategy = objectAt(spec, 'strategy');
-  const rolling = strategy.type === undefined || strategy.type === 'RollingUpdate';
-  const annotations = objectAt(objectAt(template, 'metadata'), 'annotations');
-  const upToDate =
-    sameJson(desiredContainers, containers) &&
-    annotations[ANNOTATIONS.configHash] === target.hash &&
-    (!rolling || objectAt(strategy, 'rollingUpdate').maxSurge === '100%');
-
-  const metadata = objectAt(live, 'metadata');
-  const applyConfiguration: JsonObject = {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: metadata.name ?? null, namespace: metadata.namespace ?? null },
-    spec: {
-      ...(rolling ? { strategy: { rollingUpdate: { maxSurge: '100%' } } } : {}),
-      template: {
-        metadata: { annotations: { [ANNOTATIONS.configHash]: target.hash } },
-        spec: { containers: desiredContainers },
-      },
-    },
+  return {
+    ok: true,
+    containers: containers.map((container, i) =>
+      i === index ? gatewayContainer(container, target) : container,
+    ),
+    initContainers: containersOf(podSpec, 'initContainers'),
   };
-  return { ok: true, upToDate, applyConfiguration };
 }
 
-function gatewayContainer(container: JsonObject, target: DeploymentTarget): JsonObject {
+function containersOf(podSpec: JsonObject, field: 'containers' | 'initContainers'): JsonObject[] {
+  const list = podSpec[field];
+  return Array.isArray(list) ? list.filter(isJsonObject) : [];
+}
+
+function gatewayContainer(container: JsonObject, target: Omit<DeploymentTarget, 'secretsHash'>): JsonObject {
   const ownConfigMap = `${target.authConfigName}-env-`;
   const envFrom = (Array.isArray(container.envFrom) ? container.envFrom : []).filter((source) => {
     const name = isJsonObject(source) ? objectAt(source, 'configMapRef').name : undefined;

@@ -14,7 +14,8 @@ import type { StoredConfigMap } from './config-map-history.ts';
 import { isJsonObject, type JsonObject } from '../api/json.ts';
 
 /**
- * The API calls one reconcile makes, nothing more (RBAC in operator/deploy/rbac.yaml). AuthConfigs and the
+ * The API calls one reconcile makes, nothing more (RBAC in operator/deploy/rbac.yaml). Secrets are read only
+ * to digest their data for the pod template's secrets-hash annotation. AuthConfigs and the
  * target Deployment are read and written as wire JSON through the generic custom-objects client: the typed
  * models keep only the fields this client version knows (and turn timestamps into Dates), so a container
  * copied through them into an apply configuration could silently lose fields a newer API server has.
@@ -29,6 +30,8 @@ export interface KubeClient {
   deleteConfigMap(namespace: string, name: string): Promise<void>;
   getDeployment(namespace: string, name: string): Promise<JsonObject | undefined>;
   applyDeployment(namespace: string, name: string, configuration: JsonObject): Promise<void>;
+  /** A Secret's `data` (base64 values, never logged), or undefined when it does not exist. */
+  getSecretData(namespace: string, name: string): Promise<Record<string, string> | undefined>;
   createEvent(namespace: string, event: CoreV1Event): Promise<void>;
 }
 
@@ -90,6 +93,10 @@ export function createKubeClient(kubeConfig: KubeConfig, fieldManager: string): 
         { ...APPS, namespace, name, body: configuration, fieldManager, force: true },
         apply,
       );
+    },
+    async getSecretData(namespace, name) {
+      const secret = await orMissing(core.readNamespacedSecret({ namespace, name }));
+      return secret === undefined ? undefined : { ...secret.data };
     },
     async createEvent(namespace, event) {
       await core.createNamespacedEvent({ namespace, body: event });

@@ -9,10 +9,11 @@ import { configMapFor, configMapName, type EnvConfigMap } from '../render/config
 import { renderEnv } from '../render/env.ts';
 import type { ConditionDraft, RolloutDecision } from '../rollout/types.ts';
 import { configMapsToPrune, type StoredConfigMap } from './config-map-history.ts';
-import { planDeployment, type DeploymentPlan } from './deployment.ts';
+import { planDeployment, podContainers, type DeploymentPlan, type DeploymentTarget } from './deployment.ts';
 import { eventFor, type EventNote, type InvolvedObject } from './events.ts';
 import { createKubeClient, type KubeClient } from './kube-client.ts';
 import { nextAnalysisAt, stepRollout, type RolloutStep } from './rollout-step.ts';
+import { referencedSecrets, secretsDigest, type SecretReference } from './secret-references.ts';
 import { draftOf, progressingCondition, rolloutStatusFor, storedStatus } from './status.ts';
 import { mergeConditions, type ConditionType } from './status-conditions.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from './types.ts';
@@ -37,8 +38,13 @@ export interface ReconcilerOptions {
 
 export interface ReconcileMetrics {
   setPhase(key: ObjectKey, phase: number): void;
+  /** What the AuthConfig asks for: the phase it wants (a rollback wants disabled) and whether promotion is automatic. */
+  setIntent?(key: ObjectKey, intent: { desiredPhase: 0 | 1 | 2; automaticPromotion: boolean }): void;
   recordTransition(key: ObjectKey, transition: { from: string; to: string; reason: string }): void;
 }
+
+/** The phase number of each API_AUTH_MODE, as gatehouse_operator_authconfig_phase counts them. */
+const MODE_PHASE = { disabled: 0, warn: 1, enforce: 2 } as const;
 
 /** How soon a reconcile that found no target Deployment (or no gateway container) looks again. */
 export const TARGET_RETRY_MS = 30_000;
@@ -113,7 +119,14 @@ async function reconcileOnce(ctx: Context): Promise<ReconcileResult> {
   }
 
   const step = await stepRollout(ctx, spec, pass.object.metadata, pass.status, pass.now);
-  const desired = desiredObjects(pass, spec, deployment, step.decision.state.effectiveMode);
+  const target = deploymentTarget(pass, spec, step.decision.state.effectiveMode);
+  const pod = podContainers(deployment, target);
+  if (!pod.ok) {
+    await finish(pass, notReady(pod.reason, pod.message, 'waiting for the gateway container'));
+    return { requeueAfterMs: TARGET_RETRY_MS };
+  }
+  const secrets = await readSecrets(ctx, referencedSecrets([...pod.initContainers, ...pod.containers]));
+  const desired = desiredObjects(deployment, target, secrets.digest);
   if (!desired.plan.ok) {
     await finish(
       pass,
@@ -127,7 +140,13 @@ async function reconcileOnce(ctx: Context): Promise<ReconcileResult> {
   await applyDeployment(pass, spec, desired, desired.plan);
   const previousHash = await pruneConfigMaps(pass, stored, desired);
   recordTransition(pass, step.decision);
-  return finishApplied(pass, spec, step, desired, previousHash);
+  const result = await finishApplied(pass, spec, step, desired, previousHash, secrets.missing);
+  // A missing Secret is also looked for again on a timer, in case its creation is missed by the watch.
+  const requeueAfterMs =
+    secrets.missing.length === 0
+      ? result.requeueAfterMs
+      : Math.min(result.requeueAfterMs ?? TARGET_RETRY_MS, TARGET_RETRY_MS);
+  return { ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }), secrets: secrets.names };
 }
 
 /** Step 1: the AuthConfig and what this pass needs of its metadata, or undefined when it is gone. */
@@ -160,29 +179,65 @@ interface Desired {
   plan: DeploymentPlan;
 }
 
-/** Step 5 and 6, computed: the rendered env ConfigMap and the Deployment's apply plan. Pure. */
-function desiredObjects(
-  pass: Pass,
-  spec: AuthConfigSpec,
-  deployment: JsonObject,
-  mode: ApiAuthMode,
-): Desired {
+/** What the pass wants of the Deployment, with the rendered env ConfigMap. Pure. */
+interface Target extends Omit<DeploymentTarget, 'secretsHash'> {
+  configMap: EnvConfigMap;
+  mode: ApiAuthMode;
+}
+
+/** Step 5 and 6, computed: the rendered env ConfigMap and what the gateway container gets. Pure. */
+function deploymentTarget(pass: Pass, spec: AuthConfigSpec, mode: ApiAuthMode): Target {
   const { namespace, name } = pass.ctx.key;
   const rendered = renderEnv(spec, mode);
   const configMap = configMapFor(name, rendered.env, {
     namespace,
     ...(pass.involved.uid !== undefined ? { ownerUid: pass.involved.uid } : {}),
   });
-  const hash = configMap.metadata.labels[LABELS.configHash] ?? '';
-  const plan = planDeployment(deployment, {
+  return {
+    configMap,
+    mode,
     authConfigName: name,
     ...(spec.target.container !== undefined ? { container: spec.target.container } : {}),
     configMapName: configMap.metadata.name,
-    hash,
+    hash: configMap.metadata.labels[LABELS.configHash] ?? '',
     secretEnv: rendered.secretEnv,
     plainNames: Object.keys(rendered.env),
-  });
-  return { configMap, hash, mode, plan };
+  };
+}
+
+/** The Deployment's apply plan for a target and the digest of the Secrets its pods read. Pure. */
+function desiredObjects(deployment: JsonObject, target: Target, secretsHash: string): Desired {
+  const { configMap, mode, ...rest } = target;
+  const plan = planDeployment(deployment, { ...rest, secretsHash });
+  return { configMap, hash: target.hash, mode, plan };
+}
+
+/** The Secrets the pods will read: their names, the digest of their data, and the required ones missing. */
+interface SecretsRead {
+  names: string[];
+  digest: string;
+  missing: string[];
+}
+
+/**
+ * Reads every referenced Secret to digest its data (operator/README.md, "Secret rotation"). A missing one is
+ * part of the digest as absent, so its creation rolls the pods; a required one missing is reported, not thrown:
+ * the runtime's backoff would only retry what a watch event will signal.
+ */
+async function readSecrets(ctx: Context, references: SecretReference[]): Promise<SecretsRead> {
+  const read = await Promise.all(
+    references.map(async (reference) => ({
+      ...reference,
+      data: await ctx.kube.getSecretData(ctx.key.namespace, reference.name),
+    })),
+  );
+  return {
+    names: references.map((reference) => reference.name),
+    digest: secretsDigest(read),
+    missing: read
+      .filter((secret) => secret.data === undefined && !secret.optional)
+      .map((secret) => secret.name),
+  };
 }
 
 /** Step 5: creates the env ConfigMap when absent (never modifies one); returns the AuthConfig's ConfigMaps. */
@@ -260,13 +315,21 @@ async function finishApplied(
   step: RolloutStep,
   desired: Desired,
   previousHash: string | undefined,
+  missingSecrets: readonly string[],
 ): Promise<ReconcileResult> {
   const { settings, decision } = step;
-  const ready: ConditionDraft = {
-    status: 'True',
-    reason: 'Applied',
-    message: `Deployment ${spec.target.name} runs with ConfigMap ${desired.configMap.metadata.name} (API_AUTH_MODE=${desired.mode})`,
-  };
+  const ready: ConditionDraft =
+    missingSecrets.length === 0
+      ? {
+          status: 'True',
+          reason: 'Applied',
+          message: `Deployment ${spec.target.name} runs with ConfigMap ${desired.configMap.metadata.name} (API_AUTH_MODE=${desired.mode})`,
+        }
+      : {
+          status: 'False',
+          reason: 'SecretNotFound',
+          message: `Deployment ${spec.target.name} references Secrets that do not exist: ${missingSecrets.join(', ')}; its new pods cannot start until they do`,
+        };
   const rollout = rolloutStatusFor(decision.state, decision.phase3Ready.status === 'True');
   await finish(
     pass,
@@ -284,6 +347,10 @@ async function finishApplied(
     },
   );
   if (rollout.phase !== undefined) pass.ctx.metrics?.setPhase(pass.ctx.key, rollout.phase);
+  pass.ctx.metrics?.setIntent?.(pass.ctx.key, {
+    desiredPhase: MODE_PHASE[settings.rollbackRequested ? 'disabled' : settings.desiredMode],
+    automaticPromotion: settings.automaticPromotion,
+  });
   return desired.mode === 'disabled'
     ? {}
     : { requeueAfterMs: Math.max(1000, nextAnalysisAt(settings, decision.state) - pass.now.getTime()) };

@@ -11,6 +11,11 @@ export interface ObjectKey {
 export interface ReconcileResult {
   /** Reconcile this key again after this long (the next rollout analysis), even without events. */
   requeueAfterMs?: number;
+  /**
+   * The Secrets (in the key's namespace) the target's pods read, when the reconcile got that far: the runtime
+   * reconciles the key again when one of them changes, so a rotation rolls the pods.
+   */
+  secrets?: string[];
 }
 
 export interface Reconciler {

@@ -5,13 +5,15 @@
  * Events enqueue keys, never objects (level-based: the reconciler reads the current state itself). Besides the
  * AuthConfigs, the controller watches Deployments and maps each to the AuthConfigs that target it (by
  * `spec.target.name` in the same namespace, or an AuthConfig ownerReference), so a hand edit of the gateway's
- * pod template is put back. ConfigMaps are not watched: the operator's RBAC has no `watch` on them, and the
+ * pod template is put back, and Secrets, mapped to the AuthConfigs whose last reconcile found their target's
+ * pods reading them (`ReconcileResult.secrets`), so a rotated Secret rolls the pods (operator/README.md, "Secret
+ * rotation"); the Secret informer keeps names only, never data. ConfigMaps are not watched: the operator's RBAC has no `watch` on them, and the
  * env ConfigMaps are immutable and hash-named, so the next reconcile of their AuthConfig recreates one that
  * was deleted.
  */
-import { AppsV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { GROUP, KIND, PLURAL, VERSION } from '../api/names.ts';
-import type { Reconciler } from '../reconcile/types.ts';
+import type { ObjectKey, Reconciler } from '../reconcile/types.ts';
 import {
   Informer,
   objectKey,
@@ -38,6 +40,8 @@ export interface ControllerOptions {
   watchTimeoutSeconds?: () => number;
   /** Watch Deployments targeted by AuthConfigs (default true). */
   watchDeployments?: boolean;
+  /** Watch the Secrets the targets' pods read (default true). */
+  watchSecrets?: boolean;
   log?: RuntimeLogger;
 }
 
@@ -52,9 +56,14 @@ export interface Controller {
 export function startController(options: ControllerOptions): Controller {
   const { kubeConfig, metrics } = options;
   const log = options.log ?? silentLogger;
+  const secretUsers = new SecretUsers();
   const queue = new WorkQueue({
     name: CONTROLLER_NAME,
-    reconcile: (key) => options.reconciler.reconcile(key),
+    reconcile: async (key) => {
+      const result = await options.reconciler.reconcile(key);
+      if (result.secrets !== undefined) secretUsers.record(key, result.secrets);
+      return result;
+    },
     metrics,
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
@@ -70,7 +79,9 @@ export function startController(options: ControllerOptions): Controller {
       : { watchTimeoutSeconds: options.watchTimeoutSeconds }),
     log,
   };
-  const authConfigs = authConfigInformer(common, options.watchNamespace, enqueue);
+  const authConfigs = authConfigInformer(common, options.watchNamespace, enqueue, (key) =>
+    secretUsers.forget(key),
+  );
   const deployments =
     options.watchDeployments === false
       ? undefined
@@ -78,14 +89,22 @@ export function startController(options: ControllerOptions): Controller {
           ownersOf(deployment, authConfigs.cache).forEach(enqueue),
         );
 
+  const secrets =
+    options.watchSecrets === false
+      ? undefined
+      : secretInformer(common, options.watchNamespace, (secret) =>
+          secretUsers.usersOf(secret).forEach(enqueue),
+        );
+
   authConfigs.start();
   deployments?.start();
+  secrets?.start();
   return {
     get synced() {
-      return authConfigs.hasSynced && (deployments?.hasSynced ?? true);
+      return authConfigs.hasSynced && (deployments?.hasSynced ?? true) && (secrets?.hasSynced ?? true);
     },
     async stop() {
-      await Promise.all([authConfigs.stop(), deployments?.stop()]);
+      await Promise.all([authConfigs.stop(), deployments?.stop(), secrets?.stop()]);
       await queue.shutdown();
     },
   };
@@ -105,6 +124,7 @@ function authConfigInformer(
   common: CommonInformerOptions,
   watchNamespace: string | undefined,
   enqueue: (key: string) => void,
+  forget: (key: string) => void,
 ): Informer {
   const custom = common.kubeConfig.makeApiClient(CustomObjectsApi);
   return new Informer({
@@ -125,7 +145,10 @@ function authConfigInformer(
     onEvent: (type, object) => {
       const key = objectKey(object);
       if (key === undefined) return;
-      if (type === 'DELETED') common.metrics.forget(parseKey(key));
+      if (type === 'DELETED') {
+        common.metrics.forget(parseKey(key));
+        forget(key);
+      }
       enqueue(key);
     },
     onList: (objects, removed) => {
@@ -135,6 +158,7 @@ function authConfigInformer(
       }
       for (const key of removed) {
         common.metrics.forget(parseKey(key));
+        forget(key);
         enqueue(key);
       }
     },
@@ -161,6 +185,70 @@ function deploymentInformer(
     onEvent: (_type, object) => onDeployment(object),
     onList: (objects) => objects.forEach(onDeployment),
   });
+}
+
+/**
+ * The Secrets' informer, names only: each event and each listed Secret goes to `onSecret`. The data is dropped
+ * before anything keeps the object (the reconciler reads the Secrets it digests itself).
+ */
+function secretInformer(
+  common: CommonInformerOptions,
+  watchNamespace: string | undefined,
+  onSecret: (secret: WatchedObject) => void,
+): Informer {
+  const core = common.kubeConfig.makeApiClient(CoreV1Api);
+  return new Informer({
+    ...common,
+    resource: 'secrets',
+    watchPath: collectionPath('/api/v1', 'secrets', watchNamespace),
+    list: async () =>
+      toListResult(
+        watchNamespace === undefined
+          ? await core.listSecretForAllNamespaces()
+          : await core.listNamespacedSecret({ namespace: watchNamespace }),
+      ),
+    transform: (secret) => ({
+      metadata: {
+        ...(secret.metadata?.name === undefined ? {} : { name: secret.metadata.name }),
+        ...(secret.metadata?.namespace === undefined ? {} : { namespace: secret.metadata.namespace }),
+        ...(secret.metadata?.resourceVersion === undefined
+          ? {}
+          : { resourceVersion: secret.metadata.resourceVersion }),
+      },
+    }),
+    onEvent: (_type, secret) => onSecret(secret),
+    onList: (listed, removed) => {
+      listed.forEach(onSecret);
+      for (const key of removed) {
+        const { namespace, name } = parseKey(key);
+        onSecret({ metadata: { namespace, name } });
+      }
+    },
+  });
+}
+
+/** Which AuthConfig keys read which Secrets (in their own namespace), as their last reconciles found. */
+class SecretUsers {
+  private readonly byKey = new Map<string, ReadonlySet<string>>();
+
+  record(key: ObjectKey, secrets: readonly string[]): void {
+    this.byKey.set(keyOf(key), new Set(secrets));
+  }
+
+  forget(key: string): void {
+    this.byKey.delete(key);
+  }
+
+  /** The keys of the AuthConfigs whose pods read this Secret. */
+  usersOf(secret: WatchedObject): string[] {
+    const namespace = secret.metadata?.namespace ?? '';
+    const name = secret.metadata?.name ?? '';
+    const users: string[] = [];
+    for (const [key, secrets] of this.byKey) {
+      if (parseKey(key).namespace === namespace && secrets.has(name)) users.push(key);
+    }
+    return users;
+  }
 }
 
 /** The keys of the AuthConfigs a Deployment belongs to: those that own it and those that target it. */

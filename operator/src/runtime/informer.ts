@@ -35,6 +35,11 @@ export interface InformerOptions {
   list: () => Promise<ListResult>;
   /** The collection path to watch, e.g. `/apis/gatehouse.dev/v1alpha1/authconfigs`. */
   watchPath: string;
+  /**
+   * What is kept of each object, applied before it is cached or handed on (client-go's transform): Secrets are
+   * cached without their data, so no secret value stays in the operator's memory.
+   */
+  transform?: (object: WatchedObject) => WatchedObject;
   /** Called for each watch event, after the cache is updated. */
   onEvent: (type: WatchEventType, object: WatchedObject) => void;
   /** Called after each (re)list with the objects listed and the keys of those gone since the last list. */
@@ -112,7 +117,8 @@ export class Informer {
       }
       listFailures = 0;
       if (this.stopped) return;
-      this.replaceCache(listed.items);
+      const transform = this.options.transform;
+      this.replaceCache(transform ? listed.items.map(transform) : listed.items);
       if (!this.synced) {
         this.synced = true;
         for (const wake of this.syncWaiters.splice(0)) wake();
@@ -174,8 +180,10 @@ export class Informer {
         .watch(
           watchPath,
           { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
-          (type: string, object: WatchedObject) => {
+          (type: string, received: WatchedObject) => {
             if (finished) return;
+            const object =
+              this.options.transform && type !== 'ERROR' ? this.options.transform(received) : received;
             arm();
             if (type === 'ERROR') {
               const code = (object as { code?: unknown }).code;

@@ -11,9 +11,11 @@ import type { ObjectKey } from '../reconcile/types.ts';
 export interface RolloutMetrics {
   /** The AuthConfig's current rollout phase (0 disabled, 1 warn, 2 enforce, 3 enforce soaked). */
   setPhase(key: ObjectKey, phase: number): void;
+  /** What the AuthConfig asks for: the phase it wants and whether the operator promotes on its own. */
+  setIntent(key: ObjectKey, intent: { desiredPhase: 0 | 1 | 2; automaticPromotion: boolean }): void;
   /** One API_AUTH_MODE transition (a `status.rollout.history` entry). */
   recordTransition(key: ObjectKey, transition: { from: string; to: string; reason: string }): void;
-  /** Drops the AuthConfig's phase series (it was deleted). */
+  /** Drops the AuthConfig's phase and intent series (it was deleted). */
   forget(key: ObjectKey): void;
 }
 
@@ -36,6 +38,18 @@ export function createOperatorMetrics(registry: Registry = new Registry()): Oper
   const phase = new Gauge({
     name: 'gatehouse_operator_authconfig_phase',
     help: 'Current API_AUTH_MODE rollout phase of each AuthConfig (0 disabled, 1 warn, 2 enforce, 3 enforce soaked).',
+    labelNames: ['namespace', 'name'] as const,
+    registers,
+  });
+  const desiredPhase = new Gauge({
+    name: 'gatehouse_operator_authconfig_desired_phase',
+    help: 'API_AUTH_MODE phase each AuthConfig asks for (0 disabled, 1 warn, 2 enforce; a requested rollback asks for 0).',
+    labelNames: ['namespace', 'name'] as const,
+    registers,
+  });
+  const automaticPromotion = new Gauge({
+    name: 'gatehouse_operator_authconfig_automatic_promotion',
+    help: 'Whether the operator promotes each AuthConfig on its own (1) or waits for a human (0: paused or off).',
     labelNames: ['namespace', 'name'] as const,
     registers,
   });
@@ -105,11 +119,18 @@ export function createOperatorMetrics(registry: Registry = new Registry()): Oper
     setPhase(key, value) {
       phase.set({ namespace: key.namespace, name: key.name }, value);
     },
+    setIntent(key, intent) {
+      const labels = { namespace: key.namespace, name: key.name };
+      desiredPhase.set(labels, intent.desiredPhase);
+      automaticPromotion.set(labels, intent.automaticPromotion ? 1 : 0);
+    },
     recordTransition(key, { from, to, reason }) {
       transitions.inc({ namespace: key.namespace, name: key.name, from, to, reason });
     },
     forget(key) {
       phase.remove({ namespace: key.namespace, name: key.name });
+      desiredPhase.remove({ namespace: key.namespace, name: key.name });
+      automaticPromotion.remove({ namespace: key.namespace, name: key.name });
     },
   };
 }

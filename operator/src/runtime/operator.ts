@@ -43,6 +43,8 @@ export interface OperatorOptions {
   /** Watch one namespace only (every namespace by default). */
   watchNamespace?: string;
   watchDeployments?: boolean;
+  /** Watch the Secrets the gateway's pods read (default true). */
+  watchSecrets?: boolean;
   concurrency?: number;
   backoff?: BackoffOptions;
   metrics?: OperatorMetrics;
@@ -87,6 +89,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
         ...optional('watchNamespace', options.watchNamespace),
         ...optional('watchTimeoutSeconds', options.watchTimeoutSeconds),
         ...optional('watchDeployments', options.watchDeployments),
+        ...optional('watchSecrets', options.watchSecrets),
         ...optional('concurrency', options.concurrency),
         ...optional('backoff', options.backoff),
         log,

@@ -1,5 +1,6 @@
 /** The resource types the fake server serves, and how an object's apiVersion is spelled. */
 import { NAMESPACE_RESOURCE } from './namespaces.ts';
+import { SECRET_RESOURCE } from './secrets.ts';
 import type { ResourceType } from './types.ts';
 
 const builtin = (
@@ -25,12 +26,13 @@ const builtin = (
 const RBAC = 'rbac.authorization.k8s.io';
 
 /**
- * Built-in types: those the operator touches (ConfigMaps, Deployments, Events, Leases), and those its install
+ * Built-in types: those the operator touches (ConfigMaps, Secrets, Deployments, Events, Leases), and those its install
  * (`operator/deploy/`) creates with kubectl (ServiceAccount and the RBAC kinds).
  */
 export const BUILTIN_RESOURCES: readonly ResourceType[] = [
   NAMESPACE_RESOURCE,
   builtin('', 'v1', 'configmaps', 'ConfigMap', { shortNames: ['cm'] }),
+  SECRET_RESOURCE,
   builtin('', 'v1', 'events', 'Event', { shortNames: ['ev'] }),
   builtin('', 'v1', 'serviceaccounts', 'ServiceAccount', { shortNames: ['sa'] }),
   builtin('apps', 'v1', 'deployments', 'Deployment', {
