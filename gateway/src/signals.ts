@@ -39,8 +39,11 @@ export function waitForStopRequest(options: { parentPollMs?: number } = {}): Pro
     const onSignal = (signal: NodeJS.Signals): void => stop({ kind: 'signal', signal });
     const stop = (request: StopRequest): void => {
       clearInterval(poll);
-      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+      // The next handlers first: removing a signal's last listener restores the default action, and a
+      // signal arriving in that gap (npm forwards the Ctrl-C its group already got) would kill the process
+      // before it has drained or stopped its database.
       exitOnNextSignal(request.kind === 'signal' ? request.signal : undefined);
+      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
       resolve(request);
     };
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);

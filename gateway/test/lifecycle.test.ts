@@ -167,9 +167,11 @@ describe('npm start (the README command)', () => {
       const started = await suite.start({ HOST: '127.0.0.1' });
       process.kill(-(started.npm.child.pid as number), 'SIGINT');
       await expectAllStopped(started, suite.where);
-      expect(started.npm.stdout()).toContain('"msg":"shutdown complete"');
+      const code = await started.npm.exited;
+      const seen = `npm exited with ${code}; stderr:\n${started.npm.stderr()}`;
+      expect(started.npm.stdout(), seen).toContain('"msg":"shutdown complete"');
       // npm exits with its child's code: the SIGINT it forwarded was not taken for a second, impatient one.
-      expect(await started.npm.exited).toBe(0);
+      expect(code, seen).toBe(0);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
