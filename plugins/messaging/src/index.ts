@@ -1,7 +1,6 @@
 import { definePlugin, migrationsDir, startLoop } from '../../../gateway/src/plugin-api.ts';
 import { messagingCommands } from './cli/commands.ts';
 import { loadEscalationRules } from './domain/escalation-rules.ts';
-import { createGapNormaliser } from './domain/kb-gap-key.ts';
 import { messagingErrors } from './errors.ts';
 import { createChatModel } from './llm/chat-model.ts';
 import { messagingManifest } from './manifest.ts';
@@ -66,12 +65,13 @@ export const messagingPlugin = definePlugin({
       maxAttempts: config.MESSAGING_SEND_MAX_ATTEMPTS,
       intervalMs: config.MESSAGING_WORKER_INTERVAL_MS,
     });
+    const ports = createProcessingPorts(model, ctx.metrics, createKbAnswerer({ db: ctx.db, model }));
     const processor = createProcessor({
       db: ctx.db,
       clock: ctx.clock,
       logger: ctx.logger,
       metrics,
-      ports: createProcessingPorts(model, ctx.metrics, createKbAnswerer({ db: ctx.db, model })),
+      ports,
       rules: loadEscalationRules(),
       handoffIdleMs: config.MESSAGING_HANDOFF_IDLE_MS,
       maxAttempts: config.MESSAGING_MAX_ATTEMPTS,
@@ -140,7 +140,7 @@ export const messagingPlugin = definePlugin({
     await ctx.db.transaction((tx) => mirrorFaqIntoKb(tx, ctx.clock.now()));
     registerKbEvaluationRoutes(ctx, { staff });
     // Knowledge-base gaps (README, "Gaps"): collected and re-checked on every replica's loop and on demand.
-    const gaps = { db: ctx.db, clock: ctx.clock, normalise: createGapNormaliser() };
+    const gaps = { db: ctx.db, clock: ctx.clock, normalise: ports.normalise };
     registerKbGapRoutes(ctx, { staff, gaps });
     const gapLoop =
       config.MESSAGING_KB_GAP_INTERVAL_MS > 0

@@ -1,5 +1,3 @@
-import { compileIntentData } from '../classifier/compile.ts';
-import { loadIntentData } from '../classifier/index.ts';
 import { BOUNDARY, type Normaliser } from '../classifier/normalise.ts';
 
 /** The longest group key kept: a key is a message's normal form, and a group is named by it. */
@@ -18,11 +16,6 @@ export function gapKey(normalise: Normaliser, text: string): string | null {
     .slice(0, GAP_KEY_MAX_CHARS)
     .trim();
   return key === '' ? null : key;
-}
-
-/** The classifier's normaliser over its shipped data file, built once per caller. */
-export function createGapNormaliser(): Normaliser {
-  return compileIntentData(loadIntentData()).normalise;
 }
 
 /** The ISO 8601 week of an instant in UTC, as `2026-W07` (weeks start on Monday; week 1 holds January 4th). */

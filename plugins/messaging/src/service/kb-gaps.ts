@@ -28,7 +28,7 @@ const DAY_MS = 86_400_000;
 export interface KbGapDeps {
   db: Database;
   clock: Clock;
-  /** The classifier's normaliser (domain/kb-gap-key.ts), built once. */
+  /** The classifier's own compiled normaliser (grouping keys: domain/kb-gap-key.ts). */
   normalise: Normaliser;
 }
 

@@ -6,6 +6,7 @@ import {
   loadIntentData,
 } from '../classifier/index.ts';
 import { createConversationEngine } from '../conversation/engine.ts';
+import type { Normaliser } from '../classifier/normalise.ts';
 import type { Classification } from '../classifier/types.ts';
 import type {
   ConversationInput,
@@ -24,6 +25,8 @@ export interface ProcessingPorts {
   render(reply: Reply, language: Language): string;
   /** The published FAQ questions, matched on the classifier's tokens (README, "FAQ"). */
   faq: FaqAnswers;
+  /** The classifier's compiled normaliser, shared with whatever groups messages the way it reads them. */
+  normalise: Normaliser;
 }
 
 /**
@@ -47,5 +50,6 @@ export function createProcessingPorts(
     step: (input) => engine.step(input),
     render: (reply, language) => engine.render(reply, language),
     faq: createFaqAnswers(classifier.normalise),
+    normalise: classifier.normalise,
   };
 }
