@@ -5,37 +5,32 @@
  * resolves either way, a failing service changes nothing, and two concurrent syncs make one run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
 import {
   startKnowledgeStub,
   type KnowledgeStub,
   type UpstreamFaq,
 } from '../../../test/support/knowledge-service.ts';
-import { startProviderStub, type ProviderStub } from '../../../test/support/messaging.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
-import { ADMIN, agent, staffApiEnv, staffClient } from '../../../test/support/staff-api.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
+import { ADMIN, agent, staffClient } from '../../../test/support/staff-api.ts';
 
 const TOKEN = 'faq-sync-token-for-tests-0123456789';
 
 let db: TestDatabase;
-let provider: ProviderStub;
 let knowledge: KnowledgeStub;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
   knowledge = await startKnowledgeStub();
-  gateway = await startTestGateway({
-    databaseUrl: db.url,
-    env: staffApiEnv(provider, { FAQ_SYNC_URL: knowledge.url, FAQ_SYNC_TOKEN: TOKEN }),
-  });
+  ({ db, gateway, stop } = await startStaffApiHarness({
+    env: { FAQ_SYNC_URL: knowledge.url, FAQ_SYNC_TOKEN: TOKEN },
+  }));
 }, 60_000);
 afterAll(async () => {
-  await gateway?.close();
+  await stop?.();
   await knowledge?.close();
-  await provider?.close();
-  await db?.drop();
 });
 
 const admin = () => staffClient(gateway, ADMIN);

@@ -4,31 +4,22 @@
  * answered with its answer, and an unpublished or archived one no longer is.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
 import { eventually } from '../../../test/support/eventually.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
-import {
-  postWebhook,
-  startProviderStub,
-  textMessage,
-  type ProviderStub,
-} from '../../../test/support/messaging.ts';
-import { ADMIN, agent, staffApiEnv, staffClient } from '../../../test/support/staff-api.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
+import { postWebhook, textMessage, type ProviderStub } from '../../../test/support/messaging.ts';
+import { ADMIN, agent, staffClient } from '../../../test/support/staff-api.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
 
 let db: TestDatabase;
 let provider: ProviderStub;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({ databaseUrl: db.url, env: staffApiEnv(provider) });
+  ({ db, provider, gateway, stop } = await startStaffApiHarness());
 }, 60_000);
-afterAll(async () => {
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
-});
+afterAll(() => stop?.());
 
 const admin = () => staffClient(gateway, ADMIN);
 const agentA = () => staffClient(gateway, agent('a1'));

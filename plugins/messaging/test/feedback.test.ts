@@ -9,21 +9,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadGoldSet } from '../src/classifier/gold-set.ts';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
 import { eventually } from '../../../test/support/eventually.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
-import {
-  postWebhook,
-  startProviderStub,
-  textMessage,
-  type ProviderStub,
-} from '../../../test/support/messaging.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
+import { postWebhook, textMessage } from '../../../test/support/messaging.ts';
 import { messagingRows } from '../../../test/support/realtime.ts';
-import { ADMIN, agent, staffApiEnv, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
+import { ADMIN, agent, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
 
 let db: TestDatabase;
-let provider: ProviderStub;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 const tmp = mkdtempSync(path.join(tmpdir(), 'gatehouse-feedback-'));
 
 /** Cluster A (agents a1, a2), cluster B (agent b1), and a conversation routed to no cluster. */
@@ -37,9 +33,7 @@ interface World {
 let world: World;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({ databaseUrl: db.url, env: staffApiEnv(provider) });
+  ({ db, gateway, stop } = await startStaffApiHarness());
   const clusterA = await messagingRows.cluster(db.pool, ['a1', 'a2']);
   const clusterB = await messagingRows.cluster(db.pool, ['b1']);
   world = {
@@ -52,9 +46,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
+  await stop?.();
 });
 
 const a1 = () => staffClient(gateway, agent('a1'));

@@ -6,18 +6,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../test/support/core.ts';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
 import { eventually } from '../../../test/support/eventually.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
 import {
   PHONE_NUMBER_ID,
   postWebhook,
-  startProviderStub,
   textMessage,
   type ProviderStub,
 } from '../../../test/support/messaging.ts';
 import { messagingRows } from '../../../test/support/realtime.ts';
-import { ADMIN, agent, staffApiEnv, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
+import { agent, staffApiEnv, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
 
 const HOUR = 3_600_000;
 // Starts at the real time: staff session tokens are minted with it, and live long enough for the moves.
@@ -25,6 +25,7 @@ const clock = createManualClock(Date.now());
 const timing = { clock, sessionMaxAgeSeconds: 30 * 24 * 3600 };
 let db: TestDatabase;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 let provider: ProviderStub;
 let admin: StaffClient;
 let rina: StaffClient;
@@ -32,29 +33,22 @@ let cluster: string;
 let phones = 0;
 
 // An agent's reply holds a conversation for 4 hours, longer than the rules' 2-hour delays.
-const env = () =>
-  staffApiEnv(provider, {
-    MESSAGING_FOLLOW_UP_INTERVAL_MS: '25',
-    MESSAGING_HANDOFF_IDLE_MS: String(4 * HOUR),
-  });
+const followUpEnv = {
+  MESSAGING_FOLLOW_UP_INTERVAL_MS: '25',
+  MESSAGING_HANDOFF_IDLE_MS: String(4 * HOUR),
+};
+const env = () => staffApiEnv(provider, followUpEnv);
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({ databaseUrl: db.url, env: env(), clock });
+  ({ db, provider, gateway, admin, stop } = await startStaffApiHarness({ env: followUpEnv, clock, timing }));
   cluster = await messagingRows.cluster(db.pool, ['agent-rina']);
   await db.pool.query('UPDATE messaging_clusters SET phone_number_id = $1 WHERE id = $2', [
     PHONE_NUMBER_ID,
     cluster,
   ]);
-  admin = staffClient(gateway, ADMIN, timing);
   rina = staffClient(gateway, agent('agent-rina'), timing);
 });
-afterAll(async () => {
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
-});
+afterAll(() => stop?.());
 
 interface FollowUp {
   id: string;

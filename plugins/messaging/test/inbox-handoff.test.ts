@@ -8,12 +8,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../test/support/core.ts';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
 import {
   PHONE_NUMBER_ID,
   postWebhook,
-  startProviderStub,
   textMessage,
   type ProviderStub,
 } from '../../../test/support/messaging.ts';
@@ -23,32 +22,31 @@ import {
   type ModelStandIn,
 } from '../../../test/support/model-stand-in.ts';
 import { messagingRows } from '../../../test/support/realtime.ts';
-import { agent, staffApiEnv, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
+import { agent, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
 
 /** Short enough that moving the clock past it keeps the signed requests within the gate's tolerance. */
 const IDLE_MS = 120_000;
 
 let db: TestDatabase;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 let provider: ProviderStub;
 let model: ModelStandIn;
 let rina: StaffClient;
 const clock = createManualClock(Date.now());
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
   model = await startModelStandIn();
-  gateway = await startTestGateway({
-    databaseUrl: db.url,
-    clock,
-    env: staffApiEnv(provider, {
+  ({ db, provider, gateway, stop } = await startStaffApiHarness({
+    env: {
       MESSAGING_HANDOFF_IDLE_MS: String(IDLE_MS),
       LLM_BASE_URL: model.baseUrl,
       LLM_MODEL: 'stand-in-1',
       LLM_TIMEOUT_MS: '60000',
-    }),
-  });
+    },
+    clock,
+  }));
   const cluster = await messagingRows.cluster(db.pool, ['agent-rina']);
   await db.pool.query('UPDATE messaging_clusters SET phone_number_id = $1 WHERE id = $2', [
     PHONE_NUMBER_ID,
@@ -57,10 +55,8 @@ beforeAll(async () => {
   rina = staffClient(gateway, agent('agent-rina'));
 });
 afterAll(async () => {
-  await gateway?.close();
-  await provider?.close();
+  await stop?.();
   await model?.close();
-  await db?.drop();
 });
 
 interface Conversation {

@@ -6,26 +6,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
-import { startProviderStub, type ProviderStub } from '../../../test/support/messaging.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
 import { messagingRows } from '../../../test/support/realtime.ts';
-import { agent, staffApiEnv, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
+import { agent, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;
-let provider: ProviderStub;
+let stop: StaffApiHarness['stop'] | undefined;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({ databaseUrl: db.url, env: staffApiEnv(provider) });
+  ({ db, gateway, stop } = await startStaffApiHarness());
 });
-afterAll(async () => {
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
-});
+afterAll(() => stop?.());
 
 interface Page<T> {
   items: T[];

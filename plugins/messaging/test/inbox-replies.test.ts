@@ -4,29 +4,28 @@
  * Idempotency-Key, a doubled or retried request creates and sends one message, however concurrent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
 import {
   PHONE_NUMBER_ID,
   postWebhook,
-  startProviderStub,
   textMessage,
   type ProviderStub,
 } from '../../../test/support/messaging.ts';
 import { messagingRows } from '../../../test/support/realtime.ts';
-import { agent, staffApiEnv, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
+import { agent, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 let provider: ProviderStub;
 let rina: StaffClient;
 let dewi: StaffClient;
 let cluster: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({ databaseUrl: db.url, env: staffApiEnv(provider) });
+  ({ db, provider, gateway, stop } = await startStaffApiHarness());
   cluster = await messagingRows.cluster(db.pool, ['agent-rina', 'agent-dewi']);
   // Conversations the webhook creates are routed to it.
   await db.pool.query('UPDATE messaging_clusters SET phone_number_id = $1 WHERE id = $2', [
@@ -38,9 +37,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   provider?.releaseHeld();
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
+  await stop?.();
 });
 
 interface Message {

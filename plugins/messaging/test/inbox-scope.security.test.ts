@@ -5,10 +5,10 @@
  * staff session gets 401. Gateway in enforce mode, requests signed as the dashboard signs them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
 import type { TestGateway } from '../../../test/support/gateway.ts';
 import { startTestGateway } from '../../../test/support/gateway.ts';
-import { startProviderStub, type ProviderStub } from '../../../test/support/messaging.ts';
+import type { ProviderStub } from '../../../test/support/messaging.ts';
 import { messagingRows } from '../../../test/support/realtime.ts';
 import {
   ADMIN,
@@ -18,9 +18,11 @@ import {
   staffFetch,
   type StaffClient,
 } from '../../../test/support/staff-api.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 let provider: ProviderStub;
 let agentA: StaffClient;
 let admin: StaffClient;
@@ -31,9 +33,7 @@ let convB: string;
 let convNone: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({ databaseUrl: db.url, env: staffApiEnv(provider) });
+  ({ db, provider, gateway, admin, stop } = await startStaffApiHarness());
   clusterA = await messagingRows.cluster(db.pool, ['agent-a', 'agent-a2']);
   clusterB = await messagingRows.cluster(db.pool, ['agent-b']);
   convA = await messagingRows.conversation(db.pool, clusterA);
@@ -41,13 +41,8 @@ beforeAll(async () => {
   convNone = await messagingRows.conversation(db.pool, null);
   for (const id of [convA, convB, convNone]) await messagingRows.message(db.pool, id, `hello from ${id}`);
   agentA = staffClient(gateway, agent('agent-a'));
-  admin = staffClient(gateway, ADMIN);
 });
-afterAll(async () => {
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
-});
+afterAll(() => stop?.());
 
 /** Every inbox route about one conversation, with a body it would accept. */
 const CONVERSATION_ROUTES: Array<{ method: 'GET' | 'POST'; path: (id: string) => string; json?: unknown }> = [

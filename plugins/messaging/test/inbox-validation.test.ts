@@ -4,38 +4,26 @@
  * written.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
-import { startProviderStub, type ProviderStub } from '../../../test/support/messaging.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
 import { messagingRows } from '../../../test/support/realtime.ts';
-import {
-  agent,
-  staffApiEnv,
-  staffClient,
-  type StaffClient,
-  type StaffRequest,
-} from '../../../test/support/staff-api.ts';
+import { agent, staffClient, type StaffClient, type StaffRequest } from '../../../test/support/staff-api.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;
-let provider: ProviderStub;
+let stop: StaffApiHarness['stop'] | undefined;
 let client: StaffClient;
 let conversation: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({ databaseUrl: db.url, env: staffApiEnv(provider) });
+  ({ db, gateway, stop } = await startStaffApiHarness());
   const cluster = await messagingRows.cluster(db.pool, ['agent-v']);
   conversation = await messagingRows.conversation(db.pool, cluster);
   await messagingRows.message(db.pool, conversation, 'halo');
   client = staffClient(gateway, agent('agent-v'));
 });
-afterAll(async () => {
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
-});
+afterAll(() => stop?.());
 
 /** A cursor as the API encodes one, with any kind and position (a client tampering with it). */
 const forged = (k: string, p: unknown) => Buffer.from(JSON.stringify({ k, p }), 'utf8').toString('base64url');

@@ -5,30 +5,20 @@
  * in messaging_kb_answers with its chunks, scores and the KB version.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
-import {
-  postWebhook,
-  startProviderStub,
-  textMessage,
-  type ProviderStub,
-} from '../../../test/support/messaging.ts';
-import { ADMIN, staffApiEnv, staffClient } from '../../../test/support/staff-api.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
+import { postWebhook, textMessage } from '../../../test/support/messaging.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
+import { ADMIN, staffClient } from '../../../test/support/staff-api.ts';
 
 let db: TestDatabase;
-let provider: ProviderStub;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({ databaseUrl: db.url, env: staffApiEnv(provider) });
+  ({ db, gateway, stop } = await startStaffApiHarness());
 }, 60_000);
-afterAll(async () => {
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
-});
+afterAll(() => stop?.());
 
 const admin = () => staffClient(gateway, ADMIN);
 let phone = 6281200000100;

@@ -4,27 +4,25 @@
  * the run list, and one run at a time across two replicas on one database.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
-import { startProviderStub, type ProviderStub } from '../../../test/support/messaging.ts';
+import type { ProviderStub } from '../../../test/support/messaging.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
 import { ADMIN, agent, staffApiEnv, staffClient } from '../../../test/support/staff-api.ts';
 
 let db: TestDatabase;
 let provider: ProviderStub;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 let replica: TestGateway;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({ databaseUrl: db.url, env: staffApiEnv(provider) });
+  ({ db, provider, gateway, stop } = await startStaffApiHarness());
   replica = await startTestGateway({ databaseUrl: db.url, env: staffApiEnv(provider) });
 }, 90_000);
 afterAll(async () => {
   await replica?.close();
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
+  await stop?.();
 });
 
 const ITEMS = '/api/v1/kb/evaluation/items';

@@ -5,31 +5,26 @@
  * knowledge service get documents in the sync's transaction, and the document itself cannot be edited in the KB.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
 import { startKnowledgeStub, type KnowledgeStub } from '../../../test/support/knowledge-service.ts';
-import { startProviderStub, type ProviderStub } from '../../../test/support/messaging.ts';
-import { ADMIN, staffApiEnv, staffClient } from '../../../test/support/staff-api.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
+import { ADMIN, staffClient } from '../../../test/support/staff-api.ts';
 
 let db: TestDatabase;
-let provider: ProviderStub;
 let knowledge: KnowledgeStub;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
   knowledge = await startKnowledgeStub();
-  gateway = await startTestGateway({
-    databaseUrl: db.url,
-    env: staffApiEnv(provider, { FAQ_SYNC_URL: knowledge.url, FAQ_SYNC_TOKEN: 'faq-token' }),
-  });
+  ({ db, gateway, stop } = await startStaffApiHarness({
+    env: { FAQ_SYNC_URL: knowledge.url, FAQ_SYNC_TOKEN: 'faq-token' },
+  }));
 }, 60_000);
 afterAll(async () => {
-  await gateway?.close();
+  await stop?.();
   await knowledge?.close();
-  await provider?.close();
-  await db?.drop();
 });
 
 const admin = () => staffClient(gateway, ADMIN);

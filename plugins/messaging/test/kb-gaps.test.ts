@@ -7,15 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../test/support/core.ts';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
 import { eventually } from '../../../test/support/eventually.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
-import {
-  postWebhook,
-  startProviderStub,
-  textMessage,
-  type ProviderStub,
-} from '../../../test/support/messaging.ts';
+import { postWebhook, textMessage, type ProviderStub } from '../../../test/support/messaging.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
 import { ADMIN, agent, staffApiEnv, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
 
 const DAY = 86_400_000;
@@ -25,6 +21,7 @@ const timing = { clock, sessionMaxAgeSeconds: 30 * 24 * 3600 };
 let db: TestDatabase;
 let provider: ProviderStub;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 let replica: TestGateway | undefined;
 let admin: StaffClient;
 let phones = 6281300000000;
@@ -32,16 +29,15 @@ let phones = 6281300000000;
 const env = (interval = '0') => staffApiEnv(provider, { MESSAGING_KB_GAP_INTERVAL_MS: interval });
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({ databaseUrl: db.url, env: env(), clock });
-  admin = staffClient(gateway, ADMIN, timing);
+  ({ db, provider, gateway, admin, stop } = await startStaffApiHarness({
+    env: { MESSAGING_KB_GAP_INTERVAL_MS: '0' },
+    clock,
+    timing,
+  }));
 }, 60_000);
 afterAll(async () => {
   await replica?.close();
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
+  await stop?.();
 });
 
 interface Gap {

@@ -7,20 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../gateway/src/plugin-api.ts';
 import { exportLeads } from '../src/service/lead-export.ts';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
 import { eventually } from '../../../test/support/eventually.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
 import { seedLead, seedManyLeads } from '../../../test/support/leads.ts';
-import { startProviderStub, type ProviderStub } from '../../../test/support/messaging.ts';
 import { messagingRows } from '../../../test/support/realtime.ts';
-import {
-  ADMIN,
-  agent,
-  staffApiEnv,
-  staffClient,
-  staffFetch,
-  type StaffClient,
-} from '../../../test/support/staff-api.ts';
+import { ADMIN, agent, staffClient, staffFetch, type StaffClient } from '../../../test/support/staff-api.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
 
 const MAX_ROWS = 2_500;
 const HEADER = [
@@ -41,8 +34,8 @@ const HEADER = [
 ];
 
 let db: TestDatabase;
-let provider: ProviderStub;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 let admin: StaffClient;
 let agentA: StaffClient;
 let clusterA: string;
@@ -62,15 +55,11 @@ const HOSTILE = {
 };
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({
-    databaseUrl: db.url,
-    env: staffApiEnv(provider, { MESSAGING_EXPORT_MAX_ROWS: String(MAX_ROWS) }),
-  });
+  ({ db, gateway, admin, stop } = await startStaffApiHarness({
+    env: { MESSAGING_EXPORT_MAX_ROWS: String(MAX_ROWS) },
+  }));
   clusterA = await messagingRows.cluster(db.pool, ['agent-a']);
   const clusterB = await messagingRows.cluster(db.pool, ['agent-b']);
-  admin = staffClient(gateway, ADMIN);
   agentA = staffClient(gateway, agent('agent-a'));
   const newest = new Date('2026-06-01T00:00:00Z');
   bulkA = await seedManyLeads(db.pool, {
@@ -92,11 +81,7 @@ beforeAll(async () => {
     });
   }
 }, 120_000);
-afterAll(async () => {
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
-});
+afterAll(() => stop?.());
 
 /** RFC 4180, strictly: the test's own reader, so the export is checked against the format, not itself. */
 function parseCsv(text: string): string[][] {

@@ -5,24 +5,20 @@
  * upsert of a later message (through the real webhook and queue).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
 import { eventually } from '../../../test/support/eventually.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
 import { seedLead } from '../../../test/support/leads.ts';
-import {
-  postWebhook,
-  startProviderStub,
-  textMessage,
-  type ProviderStub,
-} from '../../../test/support/messaging.ts';
+import { postWebhook, textMessage } from '../../../test/support/messaging.ts';
 import { messagingRows } from '../../../test/support/realtime.ts';
-import { ADMIN, agent, staffApiEnv, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
+import { ADMIN, agent, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
 
 const CLUSTER_NUMBER = '106540352249917';
 
 let db: TestDatabase;
-let provider: ProviderStub;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 let admin: StaffClient;
 let agentA: StaffClient;
 let agentB: StaffClient;
@@ -30,24 +26,17 @@ let clusterA: string;
 let clusterB: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({ databaseUrl: db.url, env: staffApiEnv(provider) });
+  ({ db, gateway, admin, stop } = await startStaffApiHarness());
   clusterA = await messagingRows.cluster(db.pool, ['agent-a']);
   clusterB = await messagingRows.cluster(db.pool, ['agent-b']);
   await db.pool.query('UPDATE messaging_clusters SET phone_number_id = $1 WHERE id = $2', [
     CLUSTER_NUMBER,
     clusterA,
   ]);
-  admin = staffClient(gateway, ADMIN);
   agentA = staffClient(gateway, agent('agent-a'));
   agentB = staffClient(gateway, agent('agent-b'));
 }, 60_000);
-afterAll(async () => {
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
-});
+afterAll(() => stop?.());
 
 interface Lead {
   id: string;

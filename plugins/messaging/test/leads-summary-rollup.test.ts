@@ -11,17 +11,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leadSummaryView } from '../src/domain/lead-summary.ts';
 import { leadCountStore } from '../src/store/lead-count-store.ts';
 import { leadSummaryStore, type LeadSummaryRequest } from '../src/store/lead-summary-store.ts';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
 import { eventually } from '../../../test/support/eventually.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
 import { seedLead } from '../../../test/support/leads.ts';
-import { startProviderStub, type ProviderStub } from '../../../test/support/messaging.ts';
+import type { ProviderStub } from '../../../test/support/messaging.ts';
 import { messagingRows } from '../../../test/support/realtime.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
 import { ADMIN, agent, staffApiEnv, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
 
 let db: TestDatabase;
 let provider: ProviderStub;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 let clusterA: string;
 let clusterB: string;
 
@@ -178,18 +180,12 @@ async function expectCountsMatchLeads(tz: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({ databaseUrl: db.url, env: staffApiEnv(provider) });
+  ({ db, provider, gateway, stop } = await startStaffApiHarness());
   clusterA = await messagingRows.cluster(db.pool, ['agent-a']);
   clusterB = await messagingRows.cluster(db.pool, ['agent-b']);
   await seedRandomLeads(1500, 17);
 }, 60_000);
-afterAll(async () => {
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
-});
+afterAll(() => stop?.());
 
 describe('the leads summary in MESSAGING_SUMMARY_TIME_ZONE', () => {
   it('answers exactly what the scan answers, with deltas pending and after compaction', async () => {

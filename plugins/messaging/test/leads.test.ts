@@ -5,17 +5,17 @@
  * what an agent of one cluster can never see of another's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
 import { eventually } from '../../../test/support/eventually.ts';
 import { seedLead, seedManyLeads } from '../../../test/support/leads.ts';
-import { startProviderStub, type ProviderStub } from '../../../test/support/messaging.ts';
 import { messagingRows } from '../../../test/support/realtime.ts';
-import { ADMIN, agent, staffApiEnv, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
+import { agent, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
 
 let db: TestDatabase;
-let provider: ProviderStub;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 let admin: StaffClient;
 let agentA: StaffClient;
 let agentB: StaffClient;
@@ -30,12 +30,9 @@ const T0 = new Date('2026-03-01T00:00:00.000Z');
 const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({ databaseUrl: db.url, env: staffApiEnv(provider) });
+  ({ db, gateway, admin, stop } = await startStaffApiHarness());
   clusterA = await messagingRows.cluster(db.pool, ['agent-a', 'agent-ab']);
   clusterB = await messagingRows.cluster(db.pool, ['agent-b', 'agent-ab']);
-  admin = staffClient(gateway, ADMIN);
   agentA = staffClient(gateway, agent('agent-a'));
   agentB = staffClient(gateway, agent('agent-b'));
   agentAB = staffClient(gateway, agent('agent-ab'));
@@ -75,11 +72,7 @@ beforeAll(async () => {
   };
   for (const [name, seed] of Object.entries(seeds)) ids[name] = await seedLead(db.pool, seed);
 }, 60_000);
-afterAll(async () => {
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
-});
+afterAll(() => stop?.());
 
 interface Lead {
   id: string;

@@ -6,10 +6,8 @@
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
-import { startProviderStub, type ProviderStub } from '../../../test/support/messaging.ts';
-import { staffApiEnv } from '../../../test/support/staff-api.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
 import { messagingErrors } from '../src/errors.ts';
 
 interface MediaType {
@@ -44,26 +42,19 @@ const STAFF_PREFIXES = [
 ];
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
-let db: TestDatabase;
-let provider: ProviderStub;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 let document: Document;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({ databaseUrl: db.url, env: staffApiEnv(provider) });
+  ({ gateway, stop } = await startStaffApiHarness());
   // No signature, no session: the document is exempt from the gate even in enforce mode.
   const res = await fetch(`${gateway.url}/api/v1/openapi.json`);
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
   document = (await res.json()) as Document;
 }, 60_000);
-afterAll(async () => {
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
-});
+afterAll(() => stop?.());
 
 /** `METHOD /path/{param}` of every documented operation. */
 function documented(): string[] {

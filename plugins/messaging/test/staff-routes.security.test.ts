@@ -4,10 +4,10 @@
  * have a scope probe below — an agent of cluster A aiming at cluster B's records — or this suite fails.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
-import { startProviderStub, type ProviderStub } from '../../../test/support/messaging.ts';
-import { ADMIN, agent, staffApiEnv, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
+import type { TestDatabase } from '../../../test/support/database.ts';
+import type { TestGateway } from '../../../test/support/gateway.ts';
+import { startStaffApiHarness, type StaffApiHarness } from '../../../test/support/staff-api-harness.ts';
+import { ADMIN, agent, staffClient, type StaffClient } from '../../../test/support/staff-api.ts';
 import {
   type RouteSummary,
   staffRoutes,
@@ -17,25 +17,19 @@ import {
 } from './staff-scope-probes.ts';
 
 let db: TestDatabase;
-let provider: ProviderStub;
 let gateway: TestGateway;
+let stop: StaffApiHarness['stop'] | undefined;
 let routes: RouteSummary[];
 let seeded: Seeded;
 let agentA: StaffClient;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  provider = await startProviderStub();
-  gateway = await startTestGateway({ databaseUrl: db.url, env: staffApiEnv(provider) });
+  ({ db, gateway, stop } = await startStaffApiHarness());
   routes = staffRoutes(gateway.routes);
   seeded = await seedTwoClusters(db.pool);
   agentA = staffClient(gateway, agent(seeded.agentA));
 }, 60_000);
-afterAll(async () => {
-  await gateway?.close();
-  await provider?.close();
-  await db?.drop();
-});
+afterAll(() => stop?.());
 
 /** `METHOD pattern` of a route, one per method. */
 function targets(): Array<{ key: string; method: string; pattern: string; route: RouteSummary }> {
