@@ -12,6 +12,8 @@ import {
   AppsV1Api,
   CoreV1Api,
   CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
   type KubeConfig,
   type V1ConfigMap,
   type V1Deployment,
@@ -176,6 +178,19 @@ async function readAuthConfig(h: Harness): Promise<StoredAuthConfig> {
     namespace: h.namespace,
     name: h.name,
   })) as StoredAuthConfig;
+}
+
+const APPS = { group: 'apps', version: 'v1', plural: 'deployments' } as const;
+
+interface PodTemplateFields {
+  'f:spec'?: { 'f:template'?: { 'f:spec'?: { 'f:containers'?: Record<string, Record<string, unknown>> } } };
+}
+
+/** The operator's server-side-apply fields of the Deployment (its managedFields entry). */
+function operatorFields(d: V1Deployment): PodTemplateFields | undefined {
+  const entries = d.metadata?.managedFields ?? [];
+  const own = entries.find((entry) => entry.manager === FIELD_MANAGER && entry.operation === 'Apply');
+  return own?.fieldsV1 as PodTemplateFields | undefined;
 }
 
 const readDeployment = (h: Harness) =>
@@ -384,6 +399,71 @@ describe('applying an AuthConfig', () => {
     expect(kept).toHaveLength(5);
     expect(kept).toContain(names.at(-1));
     expect(kept).toContain(names.at(-2));
+  });
+});
+
+describe('field ownership', () => {
+  const applyPatch = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+
+  it('reports env entries it does not own that override the ConfigMap as Ready=False EnvOverridden, and leaves them', async () => {
+    const h = await setUp({ deployment: false });
+    const body = deployment();
+    const gateway = body.spec?.template.spec?.containers[0];
+    gateway?.env?.push({ name: 'API_AUTH_MODE', value: 'enforce' });
+    await apps.createNamespacedDeployment({ namespace: h.namespace, body });
+    await applyAuthConfig(h, minimalSpec);
+    await h.reconcile();
+
+    const stored = await readAuthConfig(h);
+    expect(condition(stored.status, 'Ready')).toMatchObject({ status: 'False', reason: 'EnvOverridden' });
+    expect(condition(stored.status, 'Ready')?.message).toContain('API_AUTH_MODE');
+    const target = await readDeployment(h);
+    expect(gatewayContainer(target).env).toContainEqual({ name: 'API_AUTH_MODE', value: 'enforce' });
+    expect(referencedConfigMap(target)).toBe(`gateway-env-${stored.status?.appliedHash}`);
+    expect(await eventReasons(h)).toContain('EnvOverridden');
+
+    // Its owner takes it out: the next reconcile is Ready, with nothing more to write to the Deployment.
+    const index = gatewayContainer(target).env?.findIndex((entry) => entry.name === 'API_AUTH_MODE');
+    await apps.patchNamespacedDeployment({
+      namespace: h.namespace,
+      name: 'gatehouse',
+      body: [{ op: 'remove', path: `/spec/template/spec/containers/0/env/${index}` }],
+    });
+    const before = deploymentVersion(await readDeployment(h));
+    await h.reconcile();
+    expect(condition((await readAuthConfig(h)).status, 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'Applied',
+    });
+    expect(deploymentVersion(await readDeployment(h))).toBe(before);
+  });
+
+  it('gives back the fields an operator that applied whole containers co-owned, so the installer can change them', async () => {
+    const h = await setUp({ deployment: false });
+    const whole = { apiVersion: 'apps/v1', kind: 'Deployment', ...deployment() };
+    const applyAs = async (fieldManager: string, body: typeof whole, force = false): Promise<void> => {
+      await custom.patchNamespacedCustomObject(
+        { ...APPS, namespace: h.namespace, name: 'gatehouse', body, fieldManager, force },
+        applyPatch,
+      );
+    };
+    await applyAs('installer', whole);
+    await applyAs(FIELD_MANAGER, whole, true); // as the operator once did: every container, whole
+    await applyAuthConfig(h, minimalSpec);
+    await h.reconcile();
+
+    const containers = operatorFields(await readDeployment(h))?.['f:spec']?.['f:template']?.['f:spec']?.[
+      'f:containers'
+    ];
+    expect(Object.keys(containers ?? {})).toEqual(['k:{"name":"gateway"}']);
+    expect(Object.keys(containers?.['k:{"name":"gateway"}'] ?? {}).sort()).toEqual(
+      ['.', 'f:env', 'f:envFrom', 'f:name'].sort(),
+    );
+    const upgraded = structuredClone(whole);
+    const container = upgraded.spec?.template.spec?.containers[0];
+    if (container) container.image = 'gatehouse:2';
+    await applyAs('installer', upgraded);
+    expect(gatewayContainer(await readDeployment(h)).image).toBe('gatehouse:2');
   });
 });
 

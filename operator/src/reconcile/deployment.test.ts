@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATIONS } from '../api/names.ts';
-import { planDeployment, type DeploymentTarget } from './deployment.ts';
+import { ANNOTATIONS, FIELD_MANAGER } from '../api/names.ts';
+import { overriddenVariables, planDeployment, type DeploymentTarget } from './deployment.ts';
 import type { JsonObject } from '../api/json.ts';
 
 const target: DeploymentTarget = {
@@ -12,22 +12,78 @@ const target: DeploymentTarget = {
   plainNames: ['API_AUTH_MODE', 'AUTH_MODE'],
 };
 
-function live(container: JsonObject, extra: JsonObject = {}): JsonObject {
+const SECRET_ENTRY = { name: 'AUTH_SECRET', valueFrom: { secretKeyRef: { name: 's', key: 'auth' } } };
+
+function live(container: JsonObject, extra: JsonObject = {}, metadata: JsonObject = {}): JsonObject {
+  const { annotations, ...spec } = extra;
   return {
-    metadata: { name: 'gatehouse', namespace: 'ns' },
-    spec: { template: { spec: { containers: [container, { name: 'sidecar', image: 'x' }] } }, ...extra },
+    metadata: { name: 'gatehouse', namespace: 'ns', ...metadata },
+    spec: {
+      template: {
+        ...(annotations ? { metadata: { annotations } } : {}),
+        spec: { containers: [container, { name: 'sidecar', image: 'x' }] },
+      },
+      ...spec,
+    },
   };
 }
 
-function containersOf(plan: ReturnType<typeof planDeployment>): JsonObject[] {
-  if (!plan.ok) throw new Error(plan.message);
-  const spec = plan.applyConfiguration.spec as JsonObject;
-  const template = spec.template as JsonObject;
-  return (template.spec as JsonObject).containers as JsonObject[];
+/** A live Deployment that already carries everything the operator applies for `target`. */
+function applied(managedFields?: JsonObject[]): JsonObject {
+  return live(
+    {
+      name: 'gateway',
+      image: 'gatehouse:1',
+      envFrom: [{ configMapRef: { name: 'gw-env-bbbbbbbbbb' } }],
+      env: [{ name: 'NODE_OPTIONS', value: '--x' }, SECRET_ENTRY],
+    },
+    {
+      strategy: { rollingUpdate: { maxSurge: '100%' } },
+      annotations: { [ANNOTATIONS.configHash]: 'bbbbbbbbbb', [ANNOTATIONS.secretsHash]: 'cccccccccccccccc' },
+    },
+    managedFields ? { managedFields } : {},
+  );
+}
+
+/** The operator's Apply entry owning the gateway container's fields given (besides its own). */
+function operatorEntry(extraGatewayFields: JsonObject = {}): JsonObject {
+  return {
+    manager: FIELD_MANAGER,
+    operation: 'Apply',
+    apiVersion: 'apps/v1',
+    fieldsType: 'FieldsV1',
+    fieldsV1: {
+      'f:spec': {
+        'f:strategy': { 'f:rollingUpdate': { 'f:maxSurge': {} } },
+        'f:template': {
+          'f:metadata': {
+            'f:annotations': { [`f:${ANNOTATIONS.configHash}`]: {}, [`f:${ANNOTATIONS.secretsHash}`]: {} },
+          },
+          'f:spec': {
+            'f:containers': {
+              'k:{"name":"gateway"}': {
+                '.': {},
+                'f:name': {},
+                'f:envFrom': {},
+                'f:env': {
+                  'k:{"name":"AUTH_SECRET"}': {
+                    '.': {},
+                    'f:name': {},
+                    'f:valueFrom': { 'f:secretKeyRef': { 'f:key': {}, 'f:name': {} } },
+                  },
+                },
+                ...extraGatewayFields,
+              },
+            },
+          },
+        },
+      },
+    },
+  };
 }
 
 describe('planDeployment', () => {
-  it('replaces what the operator set before and what would shadow the ConfigMap, keeps the rest', () => {
+  it('applies only the operator fields: the gateway container by name with envFrom and secret env, the annotations, maxSurge', () => {
     const plan = planDeployment(
       live({
         name: 'gateway',
@@ -35,49 +91,90 @@ describe('planDeployment', () => {
         envFrom: [{ configMapRef: { name: 'gw-env-aaaaaaaaaa' } }, { secretRef: { name: 'extra' } }],
         env: [
           { name: 'NODE_OPTIONS', value: '--x' },
-          { name: 'API_AUTH_MODE', value: 'enforce' }, // would shadow the ConfigMap, defeating a rollback
           { name: 'INTERNAL_API_SECRET', valueFrom: { secretKeyRef: { name: 'old', key: 'k' } } },
         ],
       }),
       target,
     );
-    const [gateway, sidecar] = containersOf(plan);
-    expect(gateway).toEqual({
-      name: 'gateway',
-      image: 'gatehouse:1',
-      envFrom: [{ secretRef: { name: 'extra' } }, { configMapRef: { name: 'gw-env-bbbbbbbbbb' } }],
-      env: [
-        { name: 'NODE_OPTIONS', value: '--x' },
-        { name: 'AUTH_SECRET', valueFrom: { secretKeyRef: { name: 's', key: 'auth' } } },
-      ],
-    });
-    expect(sidecar).toEqual({ name: 'sidecar', image: 'x' });
-    expect(plan).toMatchObject({
+    expect(plan).toEqual({
       ok: true,
       upToDate: false,
       applyConfiguration: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'gatehouse', namespace: 'ns' },
         spec: {
           strategy: { rollingUpdate: { maxSurge: '100%' } },
-          template: { metadata: { annotations: { [ANNOTATIONS.configHash]: 'bbbbbbbbbb' } } },
+          template: {
+            metadata: {
+              annotations: {
+                [ANNOTATIONS.configHash]: 'bbbbbbbbbb',
+                [ANNOTATIONS.secretsHash]: 'cccccccccccccccc',
+              },
+            },
+            spec: {
+              containers: [
+                {
+                  name: 'gateway',
+                  // The other sources first, the env ConfigMap last so its settings win; the old one dropped.
+                  envFrom: [
+                    { secretRef: { name: 'extra' } },
+                    { configMapRef: { name: 'gw-env-bbbbbbbbbb' } },
+                  ],
+                  env: [SECRET_ENTRY],
+                },
+              ],
+            },
+          },
         },
       },
     });
   });
 
-  it('is up to date once applied, and picks the named container', () => {
-    const first = planDeployment(live({ name: 'gateway' }), { ...target, container: 'sidecar' });
-    if (!first.ok) throw new Error(first.message);
-    const applied = first.applyConfiguration;
-    expect(containersOf(first)[0]).toEqual({ name: 'gateway' });
-    expect(planDeployment(applied, { ...target, container: 'sidecar' })).toMatchObject({ upToDate: true });
+  it('is up to date when the live object carries the fields and the operator owns nothing else', () => {
+    expect(planDeployment(applied(), target)).toMatchObject({ upToDate: true });
+    expect(planDeployment(applied([operatorEntry()]), target)).toMatchObject({ upToDate: true });
+    // An operator that once applied whole containers co-owns the image: one more apply gives it back.
+    expect(planDeployment(applied([operatorEntry({ 'f:image': {} })]), target)).toMatchObject({
+      upToDate: false,
+    });
+    // So is a secret entry it no longer applies.
+    const stale = operatorEntry({
+      'f:env': { 'k:{"name":"OLD_SECRET"}': { '.': {}, 'f:name': {}, 'f:valueFrom': {} } },
+    });
+    expect(planDeployment(applied([stale]), target)).toMatchObject({ upToDate: false });
+    // Another manager's fields are not the operator's concern.
+    expect(
+      planDeployment(applied([{ ...operatorEntry({ 'f:image': {} }), manager: 'helm' }]), target),
+    ).toMatchObject({
+      upToDate: true,
+    });
   });
 
-  it('leaves the strategy alone under Recreate and reports a missing container', () => {
+  it('picks the named container, leaves the strategy alone under Recreate and reports a missing container', () => {
+    const named = planDeployment(live({ name: 'gateway' }), { ...target, container: 'sidecar' });
+    expect(named.ok && JSON.stringify(named.applyConfiguration)).toContain('"name":"sidecar"');
     const plan = planDeployment(live({ name: 'gateway' }, { strategy: { type: 'Recreate' } }), target);
     expect(plan.ok && (plan.applyConfiguration.spec as JsonObject).strategy).toBeUndefined();
     expect(planDeployment(live({ name: 'gateway' }), { ...target, container: 'nope' })).toMatchObject({
       ok: false,
       reason: 'ContainerNotFound',
     });
+  });
+});
+
+describe('overriddenVariables', () => {
+  it('names the env entries of the gateway container that override a variable of the ConfigMap', () => {
+    const deployment = live({
+      name: 'gateway',
+      env: [
+        { name: 'NODE_OPTIONS', value: '--x' },
+        { name: 'API_AUTH_MODE', value: 'enforce' },
+        { name: 'AUTH_MODE', valueFrom: { configMapKeyRef: { name: 'mine', key: 'mode' } } },
+        SECRET_ENTRY,
+      ],
+    });
+    expect(overriddenVariables(deployment, target)).toEqual(['API_AUTH_MODE', 'AUTH_MODE']);
+    expect(overriddenVariables(applied(), target)).toEqual([]);
   });
 });

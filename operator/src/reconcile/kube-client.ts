@@ -29,7 +29,8 @@ export interface KubeClient {
   createConfigMap(configMap: EnvConfigMap): Promise<boolean>;
   deleteConfigMap(namespace: string, name: string): Promise<void>;
   getDeployment(namespace: string, name: string): Promise<JsonObject | undefined>;
-  applyDeployment(namespace: string, name: string, configuration: JsonObject): Promise<void>;
+  /** Server-side apply of the operator's fields, forced; resolves to the Deployment as the server stored it. */
+  applyDeployment(namespace: string, name: string, configuration: JsonObject): Promise<JsonObject>;
   /** A Secret's `data` (base64 values, never logged), or undefined when it does not exist. */
   getSecretData(namespace: string, name: string): Promise<Record<string, string> | undefined>;
   createEvent(namespace: string, event: CoreV1Event): Promise<void>;
@@ -89,10 +90,16 @@ export function createKubeClient(kubeConfig: KubeConfig, fieldManager: string): 
       return asObject(await orMissing(custom.getNamespacedCustomObject({ ...APPS, namespace, name })));
     },
     async applyDeployment(namespace, name, configuration) {
-      await custom.patchNamespacedCustomObject(
+      // `force`: the operator is the authority for the fields it applies (operator/README.md, "Field
+      // ownership"). Another manager that set one of them (an `envFrom` a chart renders, a hand-edited
+      // annotation) would otherwise block every reconcile with a 409 until a human removed it; forced, the
+      // operator takes the field back and the other manager loses it. Its configuration holds only its own
+      // fields, so force never takes anything the installer owns (the image, probes, other env).
+      const stored: unknown = await custom.patchNamespacedCustomObject(
         { ...APPS, namespace, name, body: configuration, fieldManager, force: true },
         apply,
       );
+      return asObject(stored) ?? {};
     },
     async getSecretData(namespace, name) {
       const secret = await orMissing(core.readNamespacedSecret({ namespace, name }));

@@ -9,13 +9,24 @@ import { configMapFor, configMapName, type EnvConfigMap } from '../render/config
 import { renderEnv } from '../render/env.ts';
 import type { ConditionDraft, RolloutDecision } from '../rollout/types.ts';
 import { configMapsToPrune, type StoredConfigMap } from './config-map-history.ts';
-import { planDeployment, podContainers, type DeploymentPlan, type DeploymentTarget } from './deployment.ts';
+import {
+  overriddenVariables,
+  planDeployment,
+  podContainers,
+  type DeploymentPlan,
+  type DeploymentTarget,
+} from './deployment.ts';
 import { eventFor, type EventNote, type InvolvedObject } from './events.ts';
 import { createKubeClient, type KubeClient } from './kube-client.ts';
 import { nextAnalysisAt, stepRollout, type RolloutStep } from './rollout-step.ts';
 import { referencedSecrets, secretsDigest, type SecretReference } from './secret-references.ts';
 import { draftOf, progressingCondition, rolloutStatusFor, storedStatus } from './status.ts';
-import { mergeConditions, type ConditionType } from './status-conditions.ts';
+import {
+  mergeConditions,
+  readyAfterApply,
+  type AppliedProblems,
+  type ConditionType,
+} from './status-conditions.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from './types.ts';
 
 /** The subset of a pino logger the reconciler uses. */
@@ -126,7 +137,7 @@ async function reconcileOnce(ctx: Context): Promise<ReconcileResult> {
     return { requeueAfterMs: TARGET_RETRY_MS };
   }
   const secrets = await readSecrets(ctx, referencedSecrets([...pod.initContainers, ...pod.containers]));
-  const desired = desiredObjects(deployment, target, secrets.digest);
+  const desired = desiredObjects(deployment, target, secrets.digest, ctx.fieldManager);
   if (!desired.plan.ok) {
     await finish(
       pass,
@@ -136,11 +147,15 @@ async function reconcileOnce(ctx: Context): Promise<ReconcileResult> {
   }
 
   // The ConfigMap first, then the Deployment that references it, then the status that records both.
-  const stored = await createConfigMap(pass, desired.configMap);
-  await applyDeployment(pass, spec, desired, desired.plan);
-  const previousHash = await pruneConfigMaps(pass, stored, desired);
+  const storedMaps = await createConfigMap(pass, desired.configMap);
+  const stored = await applyDeployment(pass, spec, desired, desired.plan);
+  const previousHash = await pruneConfigMaps(pass, storedMaps, desired);
   recordTransition(pass, step.decision);
-  const result = await finishApplied(pass, spec, step, desired, previousHash, secrets.missing);
+  const problems = {
+    missingSecrets: secrets.missing,
+    overriddenEnv: overriddenVariables(stored ?? deployment, { ...target, secretsHash: secrets.digest }),
+  };
+  const result = await finishApplied(pass, spec, step, desired, previousHash, problems);
   // A missing Secret is also looked for again on a timer, in case its creation is missed by the watch.
   const requeueAfterMs =
     secrets.missing.length === 0
@@ -206,9 +221,14 @@ function deploymentTarget(pass: Pass, spec: AuthConfigSpec, mode: ApiAuthMode): 
 }
 
 /** The Deployment's apply plan for a target and the digest of the Secrets its pods read. Pure. */
-function desiredObjects(deployment: JsonObject, target: Target, secretsHash: string): Desired {
+function desiredObjects(
+  deployment: JsonObject,
+  target: Target,
+  secretsHash: string,
+  fieldManager: string,
+): Desired {
   const { configMap, mode, ...rest } = target;
-  const plan = planDeployment(deployment, { ...rest, secretsHash });
+  const plan = planDeployment(deployment, { ...rest, secretsHash }, fieldManager);
   return { configMap, hash: target.hash, mode, plan };
 }
 
@@ -257,20 +277,25 @@ async function createConfigMap(pass: Pass, configMap: EnvConfigMap): Promise<Sto
   return stored;
 }
 
-/** Step 6: the server-side apply of the pod template, skipped when the live one already matches. */
+/**
+ * Step 6: the server-side apply of the operator's fields, skipped when the live Deployment already carries them;
+ * the Deployment as stored, or undefined when nothing was written.
+ */
 async function applyDeployment(
   pass: Pass,
   spec: AuthConfigSpec,
   desired: Desired,
   plan: Extract<DeploymentPlan, { ok: true }>,
-): Promise<void> {
-  if (plan.upToDate) return;
-  await pass.ctx.kube.applyDeployment(pass.ctx.key.namespace, spec.target.name, plan.applyConfiguration);
+): Promise<JsonObject | undefined> {
+  if (plan.upToDate) return undefined;
+  const { namespace } = pass.ctx.key;
+  const stored = await pass.ctx.kube.applyDeployment(namespace, spec.target.name, plan.applyConfiguration);
   pass.events.push({
     type: 'Normal',
     reason: 'DeploymentPatched',
     message: `Deployment ${spec.target.name} now runs with ConfigMap ${desired.configMap.metadata.name} (API_AUTH_MODE=${desired.mode})`,
   });
+  return stored;
 }
 
 /**
@@ -315,21 +340,16 @@ async function finishApplied(
   step: RolloutStep,
   desired: Desired,
   previousHash: string | undefined,
-  missingSecrets: readonly string[],
+  problems: AppliedProblems,
 ): Promise<ReconcileResult> {
   const { settings, decision } = step;
-  const ready: ConditionDraft =
-    missingSecrets.length === 0
-      ? {
-          status: 'True',
-          reason: 'Applied',
-          message: `Deployment ${spec.target.name} runs with ConfigMap ${desired.configMap.metadata.name} (API_AUTH_MODE=${desired.mode})`,
-        }
-      : {
-          status: 'False',
-          reason: 'SecretNotFound',
-          message: `Deployment ${spec.target.name} references Secrets that do not exist: ${missingSecrets.join(', ')}; its new pods cannot start until they do`,
-        };
+  const ready = readyAfterApply({
+    deployment: spec.target.name,
+    container: spec.target.container,
+    configMap: desired.configMap.metadata.name,
+    mode: desired.mode,
+    ...problems,
+  });
   const rollout = rolloutStatusFor(decision.state, decision.phase3Ready.status === 'True');
   await finish(
     pass,

@@ -44,3 +44,48 @@ export function mergeConditions(
   }
   return result;
 }
+
+/** What stands between an applied Deployment and pods running the applied configuration. */
+export interface AppliedProblems {
+  /** Required Secrets the pods reference that do not exist. */
+  missingSecrets: readonly string[];
+  /** Variables of the env ConfigMap that `env` entries the operator does not own override. */
+  overriddenEnv: readonly string[];
+}
+
+interface AppliedTarget extends AppliedProblems {
+  deployment: string;
+  container: string | undefined;
+  configMap: string;
+  mode: string;
+}
+
+/**
+ * `Ready` after the Deployment was applied: `Applied`; or False with `SecretNotFound` (its new pods cannot
+ * start), else `EnvOverridden` (env entries another manager owns override variables of the ConfigMap, which
+ * the operator cannot remove: the pods would not run the applied configuration, a rollback included).
+ */
+export function readyAfterApply(target: AppliedTarget): ConditionDraft {
+  const { deployment, configMap, missingSecrets, overriddenEnv } = target;
+  if (missingSecrets.length > 0) {
+    return {
+      status: 'False',
+      reason: 'SecretNotFound',
+      message: `Deployment ${deployment} references Secrets that do not exist: ${missingSecrets.join(', ')}; its new pods cannot start until they do`,
+    };
+  }
+  if (overriddenEnv.length > 0) {
+    const container =
+      target.container === undefined ? 'the gateway container' : `container ${target.container}`;
+    return {
+      status: 'False',
+      reason: 'EnvOverridden',
+      message: `env entries of ${container} in Deployment ${deployment} override variables of ConfigMap ${configMap}: ${overriddenEnv.join(', ')}; they are not the operator's to remove: take them out where the Deployment is defined`,
+    };
+  }
+  return {
+    status: 'True',
+    reason: 'Applied',
+    message: `Deployment ${deployment} runs with ConfigMap ${configMap} (API_AUTH_MODE=${target.mode})`,
+  };
+}

@@ -1,4 +1,4 @@
-/** Patch formats: JSON merge patch (RFC 7386), JSON patch (RFC 6902) and a simplified server-side apply. */
+/** Patch formats: JSON merge patch (RFC 7386) and JSON patch (RFC 6902); server-side apply is in apply.ts. */
 import { KubeError } from './status.ts';
 import type { JsonObject } from './types.ts';
 
@@ -13,34 +13,6 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     else result[key] = mergePatch(result[key], value);
-  }
-  return result;
-}
-
-/**
- * Server-side apply, simplified: fields the same manager applied last time and no longer applies are removed,
- * then the applied configuration is merged in. Lists are atomic (replaced whole), there is no ownership between
- * managers and hence no apply conflicts, and `force` is accepted and ignored.
- */
-export function applyConfiguration(
-  live: JsonObject,
-  previous: JsonObject | undefined,
-  applied: JsonObject,
-): JsonObject {
-  const pruned = previous ? prune(live, previous, applied) : live;
-  return mergePatch(pruned, applied) as JsonObject;
-}
-
-function prune(live: JsonObject, previous: JsonObject, applied: JsonObject): JsonObject {
-  const result: JsonObject = { ...live };
-  for (const [key, before] of Object.entries(previous)) {
-    if (!(key in applied)) {
-      delete result[key];
-      continue;
-    }
-    const now = applied[key];
-    const current = result[key];
-    if (isObject(before) && isObject(now) && isObject(current)) result[key] = prune(current, before, now);
   }
   return result;
 }

@@ -247,7 +247,7 @@ export class FakeKube {
     if (discovery) return { code: 200, body: discovery };
     const target = this.resourceRequest(url.pathname);
     const params = url.searchParams;
-    const write = writeContext(params, target.subresource === 'status' ? 'status' : undefined);
+    const write = writeContext(params, target.subresource === 'status' ? 'status' : undefined, req);
     return target.name === undefined
       ? this.routeCollection(res, record, target, params, body, write)
       : this.routeObject(record, target, target.name, params, body, write);
@@ -338,6 +338,12 @@ export class FakeKube {
         415,
         `the body of the request was in an unknown format - accepted media types include: ${patchMediaTypes(resource).join(', ')}`,
       );
+    if (kind !== 'apply' && params.has('force')) {
+      throw new KubeError(
+        422,
+        'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
+      );
+    }
     const existed = kind === 'apply' && this.exists(target);
     const result = this.store.patch(
       resource,
@@ -435,8 +441,15 @@ export class FakeKube {
 
 const FIELD_VALIDATIONS: readonly FieldValidation[] = ['Strict', 'Warn', 'Ignore'];
 
-/** `?fieldValidation=` (default Warn, as on a real server) and the warnings the write collects. */
-function writeContext(params: URLSearchParams, subresource: 'status' | undefined): WriteContext {
+/**
+ * `?fieldValidation=` (default Warn, as on a real server), the field manager (`?fieldManager=`, else the user
+ * agent up to its first `/`, cut to 128 characters), `?force=` and the warnings the write collects.
+ */
+function writeContext(
+  params: URLSearchParams,
+  subresource: 'status' | undefined,
+  req: IncomingMessage,
+): WriteContext {
   const asked = params.get('fieldValidation') ?? 'Warn';
   const fieldValidation = FIELD_VALIDATIONS.find((mode) => mode === asked);
   if (!fieldValidation) {
@@ -445,7 +458,9 @@ function writeContext(params: URLSearchParams, subresource: 'status' | undefined
       `fieldValidation parameter unsupported: ${asked}, must be one of: ${FIELD_VALIDATIONS.join(', ')}`,
     );
   }
-  return { fieldValidation, subresource, warnings: [] };
+  const agent = (req.headers['user-agent'] ?? '').split('/')[0] ?? '';
+  const manager = params.get('fieldManager') ?? agent.slice(0, 128);
+  return { fieldValidation, subresource, warnings: [], manager, force: params.get('force') === 'true' };
 }
 
 function send(res: ServerResponse, code: number, body: unknown, warnings: string[] = []): void {

@@ -4,7 +4,16 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { applyConfiguration, isObject, jsonPatch, mergePatch } from './patch.ts';
+import { mergeApplied, pruneUnowned } from './apply.ts';
+import { appliedFields, schemaOf, trackedPart } from './field-sets.ts';
+import {
+  lastApplied,
+  managedFieldsAfter,
+  ownedByOthers,
+  sameIgnoringTime,
+  type Ownership,
+} from './managed-fields.ts';
+import { isObject, jsonPatch, mergePatch } from './patch.ts';
 import { apiVersionOf } from './resources.ts';
 import { conflict, KubeError, notFound } from './status.ts';
 import { strategicMergePatch } from './strategic-merge.ts';
@@ -18,6 +27,18 @@ export function internalWrite(subresource?: Subresource): WriteContext {
 }
 
 export type PatchKind = 'merge' | 'strategic' | 'json' | 'apply';
+
+/** Sets `metadata.managedFields`, left out when empty as the server serialises it. */
+function setManagedFields(object: KubeObject, entries: unknown[]): void {
+  if (entries.length === 0) delete object.metadata.managedFields;
+  else object.metadata.managedFields = entries;
+}
+
+/** An update-style write (create, PUT, merge, strategic and JSON patches) owns what it changes. */
+function updater(write: WriteContext): Ownership | undefined {
+  if (write.manager === undefined) return undefined;
+  return { manager: write.manager, operation: 'Update', subresource: write.subresource };
+}
 
 type Listener = (event: ChangeEvent) => void;
 
@@ -51,8 +72,6 @@ export class ObjectStore {
   namespaceGuard: NamespaceGuard | undefined;
   private readonly history: ChangeEvent[] = [];
   private readonly listeners = new Set<Listener>();
-  /** Last configuration applied per object and field manager, to prune fields a manager stops applying. */
-  private readonly applied = new Map<string, JsonObject>();
   private readonly window: number;
 
   constructor(window: number) {
@@ -109,6 +128,7 @@ export class ObjectStore {
     namespace: string,
     body: unknown,
     write: WriteContext = internalWrite(),
+    applied?: Ownership,
   ): KubeObject {
     const object = this.checkBody(resource, namespace, body);
     const meta = object.metadata;
@@ -132,6 +152,9 @@ export class ObjectStore {
     resource.prepareForCreate?.(object);
     // Validation comes before storage, so an invalid object is a 422 even when its name is taken.
     const admitted = resource.admit ? resource.admit(object, undefined, write) : object;
+    const ownership = applied ?? updater(write);
+    if (ownership)
+      admitted.metadata.managedFields = managedFieldsAfter(resource, undefined, admitted, ownership);
     const key = keyOf(resource, namespace, meta.name);
     if (this.objects.has(key)) {
       const qualified = resource.group === '' ? resource.plural : `${resource.plural}.${resource.group}`;
@@ -203,8 +226,6 @@ export class ObjectStore {
     const key = keyOf(resource, namespace, name);
     const existing = this.get(resource, namespace, name);
     this.objects.delete(key);
-    for (const appliedKey of [...this.applied.keys()])
-      if (appliedKey.startsWith(`${key}#`)) this.applied.delete(appliedKey);
     this.revision += 1;
     existing.metadata.resourceVersion = String(this.revision);
     this.record({
@@ -217,6 +238,11 @@ export class ObjectStore {
     return structuredClone(existing);
   }
 
+  /**
+   * Server-side apply (README.md beside this file, "Server-side apply"): the configuration merged into the live
+   * object, the fields this manager applied last time and no longer applies removed unless another manager owns
+   * them, then written with the configuration's fields as the manager's (a 409 on another manager's field).
+   */
   private apply(
     resource: ResourceType,
     namespace: string,
@@ -233,19 +259,34 @@ export class ObjectStore {
       );
     }
     const applied = this.checkBody(resource, namespace, body, name);
-    const key = keyOf(resource, namespace, name);
-    const appliedKey = `${key}#${sub ?? ''}#${fieldManager}`;
-    let result: KubeObject;
-    if (!this.objects.has(key)) {
+    if (applied.metadata.managedFields !== undefined)
+      throw new KubeError(400, 'metadata.managedFields must be nil', 'BadRequest');
+    const schema = schemaOf(resource);
+    const fields = appliedFields(trackedPart(applied, resource, sub), schema);
+    const ownership: Ownership = {
+      manager: fieldManager,
+      operation: 'Apply',
+      subresource: sub,
+      applied: fields,
+      force: write.force === true,
+    };
+    if (!this.objects.has(keyOf(resource, namespace, name))) {
       if (sub) throw notFound(resource.plural, name, resource.group);
-      result = this.create(resource, namespace, applied, write);
-    } else {
-      const existing = this.get(resource, namespace, name);
-      const candidate = applyConfiguration(existing, this.applied.get(appliedKey), applied) as KubeObject;
-      result = this.update(resource, existing, candidate, write, applied.metadata.resourceVersion);
+      return this.create(resource, namespace, applied, write, ownership);
     }
-    this.applied.set(appliedKey, applied);
-    return result;
+    const existing = this.get(resource, namespace, name);
+    const owned = new Set([...ownedByOthers(existing, fieldManager, sub), ...fields]);
+    const { managedFields: _managedFields, ...appliedMeta } = applied.metadata;
+    const merged = mergeApplied(existing, { ...applied, metadata: appliedMeta }, schema);
+    const candidate = pruneUnowned(merged, lastApplied(existing, fieldManager, sub), owned, schema);
+    return this.update(
+      resource,
+      existing,
+      candidate as KubeObject,
+      write,
+      applied.metadata.resourceVersion,
+      ownership,
+    );
   }
 
   private update(
@@ -254,6 +295,7 @@ export class ObjectStore {
     candidate: KubeObject,
     write: WriteContext,
     precondition: string | undefined,
+    applied?: Ownership,
   ): KubeObject {
     const sub = write.subresource;
     const name = existing.metadata.name ?? '';
@@ -291,6 +333,7 @@ export class ObjectStore {
     next.kind = resource.kind;
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
     if (resource.admit) next = resource.admit(next, existing, write);
+    this.recordOwnership(resource, existing, next, applied ?? updater(write));
     // Counted after defaulting, so a write that only spells out defaults is no spec change.
     if (sub !== 'status' && resource.generation && !isDeepStrictEqual(specPart(existing), specPart(next))) {
       next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
@@ -298,6 +341,25 @@ export class ObjectStore {
     // A write that changes nothing keeps the resourceVersion and sends no watch event, like the real server.
     if (isDeepStrictEqual(next, existing)) return existing;
     return this.commit(resource, keyOf(resource, existing.metadata.namespace ?? '', name), next, existing);
+  }
+
+  /** The write's managedFields; the old entries' times are kept when nothing else changes. */
+  private recordOwnership(
+    resource: ResourceType,
+    existing: KubeObject,
+    next: KubeObject,
+    ownership: Ownership | undefined,
+  ): void {
+    if (!ownership) return;
+    const managedFields = managedFieldsAfter(resource, existing, next, ownership);
+    const { managedFields: _before, ...restBefore } = existing.metadata;
+    const { managedFields: _after, ...restAfter } = next.metadata;
+    const stored = existing.metadata.managedFields;
+    const before = Array.isArray(stored) ? (stored as unknown[]) : [];
+    const unchanged =
+      isDeepStrictEqual({ ...existing, metadata: restBefore }, { ...next, metadata: restAfter }) &&
+      sameIgnoringTime(managedFields, before);
+    setManagedFields(next, unchanged ? before : managedFields);
   }
 
   private checkImmutable(resource: ResourceType, existing: KubeObject, next: KubeObject): void {

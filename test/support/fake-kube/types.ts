@@ -64,6 +64,13 @@ export interface WriteContext {
   fieldValidation: FieldValidation;
   subresource: 'status' | undefined;
   warnings: string[];
+  /**
+   * The field manager of a request's write (`?fieldManager=`, else the user agent's product, as a real server
+   * derives it); undefined for the server's own writes, which change no `managedFields`.
+   */
+  manager?: string;
+  /** `?force=true`: an apply takes the fields other managers own instead of failing with a conflict. */
+  force?: boolean;
 }
 
 /** `Strict` refuses unknown fields (400), `Warn` (the default) drops them with a warning, `Ignore` drops them. */

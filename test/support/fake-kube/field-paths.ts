@@ -1,0 +1,149 @@
+/**
+ * Field paths and field sets as server-side apply keeps them (structured-merge-diff, README.md beside this file,
+ * "Server-side apply"). A path is a list of steps, each spelled as in `metadata.managedFields[].fieldsV1`:
+ * `f:<field>`, `k:<JSON of the key fields>` for an item of a list merged by keys, `v:<JSON>` for an item of a
+ * set, `i:<index>` for an item without its keys. A set holds paths joined by a newline (JSON never has one).
+ */
+import { isObject } from './patch.ts';
+import { KubeError } from './status.ts';
+import type { JsonObject } from './types.ts';
+
+export type FieldSet = Set<string>;
+
+const SEPARATOR = '\n';
+
+export const pathKey = (steps: readonly string[]): string => steps.join(SEPARATOR);
+export const stepsOf = (key: string): string[] => (key === '' ? [] : key.split(SEPARATOR));
+export const fieldStep = (name: string): string => `f:${name}`;
+
+/** What the fake knows of a type's schema: built-in kinds merge lists by the keys their Go types declare. */
+export interface FieldSchema {
+  builtin: boolean;
+}
+
+export type ListKind = { type: 'map'; keys: readonly string[] } | { type: 'set' } | { type: 'atomic' };
+
+/**
+ * Lists of built-in kinds merged by keys (`x-kubernetes-list-map-keys`, else `patchMergeKey`), by field name:
+ * the same for every kind the fake serves. Every other list is atomic, custom resources' lists included.
+ */
+const LIST_MAP_KEYS: Readonly<Record<string, readonly string[]>> = {
+  containers: ['name'],
+  initContainers: ['name'],
+  ephemeralContainers: ['name'],
+  env: ['name'],
+  volumes: ['name'],
+  ports: ['containerPort', 'protocol'],
+  volumeMounts: ['mountPath'],
+  volumeDevices: ['devicePath'],
+  imagePullSecrets: ['name'],
+  secrets: ['name'],
+  hostAliases: ['ip'],
+  resourceClaims: ['name'],
+  ownerReferences: ['uid'],
+  conditions: ['type'],
+};
+
+/** Key fields the schema defaults, so an item may leave them out (a port's protocol). */
+const KEY_DEFAULTS: Readonly<Record<string, unknown>> = { protocol: 'TCP' };
+
+const SET_LISTS = new Set(['finalizers']);
+
+/** Objects owned whole (`x-kubernetes-map-type: atomic`): a Deployment's label selector. */
+const ATOMIC_OBJECTS = new Set(['selector']);
+
+export function listKind(field: string | undefined, schema: FieldSchema): ListKind {
+  if (!schema.builtin || field === undefined) return { type: 'atomic' };
+  const keys = LIST_MAP_KEYS[field];
+  if (keys) return { type: 'map', keys };
+  return SET_LISTS.has(field) ? { type: 'set' } : { type: 'atomic' };
+}
+
+export function isAtomicObject(field: string | undefined, schema: FieldSchema): boolean {
+  return schema.builtin && field !== undefined && ATOMIC_OBJECTS.has(field);
+}
+
+/** The step naming a list item, or undefined when an item of a keyed list lacks a key field. */
+export function itemStep(kind: ListKind, item: unknown): string | undefined {
+  if (kind.type === 'set') return `v:${JSON.stringify(item)}`;
+  if (kind.type !== 'map' || !isObject(item)) return undefined;
+  const key: JsonObject = {};
+  for (const field of [...kind.keys].sort()) {
+    const value = item[field] ?? KEY_DEFAULTS[field];
+    if (value === undefined || value === null) return undefined;
+    key[field] = value;
+  }
+  return `k:${JSON.stringify(key)}`;
+}
+
+/** The step of an item of an applied list: a keyed item without its key is a 422, as on a real server. */
+export function appliedItemStep(kind: ListKind, item: unknown, path: readonly string[], index: number) {
+  const step = itemStep(kind, item);
+  if (step !== undefined) return step;
+  const missing = kind.type === 'map' ? kind.keys.find((key) => !isObject(item) || item[key] == null) : '';
+  throw new KubeError(
+    422,
+    `failed to create typed patch object: ${describePath(path)}: element ${index}: associative list with keys has an element that omits key field "${missing}" (and doesn't have default value)`,
+  );
+}
+
+/** A path as the server prints it in conflicts: `.spec.template.spec.containers[name="gateway"].image`. */
+export function describePath(steps: readonly string[]): string {
+  return steps.map(describeStep).join('');
+}
+
+function describeStep(step: string): string {
+  const body = step.slice(2);
+  if (step.startsWith('f:')) return `.${body}`;
+  if (step.startsWith('v:')) return `[=${body}]`;
+  if (step.startsWith('i:')) return `[${body}]`;
+  const key = JSON.parse(body) as JsonObject;
+  return `[${Object.entries(key)
+    .map(([field, value]) => `${field}=${JSON.stringify(value)}`)
+    .join(',')}]`;
+}
+
+/** Steps in the order the server writes them: fields, then keys, values and indexes, each by text. */
+export function compareSteps(a: string, b: string): number {
+  const rank = (step: string) => 'fkvi'.indexOf(step[0] ?? 'f');
+  return rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+interface Node {
+  member: boolean;
+  children: Map<string, Node>;
+}
+
+/** `fieldsV1`: a tree of steps; a member with children carries `.: {}`, a member leaf is `{}`. */
+export function toFieldsV1(set: FieldSet): JsonObject {
+  const root: Node = { member: false, children: new Map() };
+  for (const key of set) {
+    let node = root;
+    for (const step of stepsOf(key)) {
+      let child = node.children.get(step);
+      if (!child) node.children.set(step, (child = { member: false, children: new Map() }));
+      node = child;
+    }
+    node.member = true;
+  }
+  return encode(root);
+}
+
+function encode(node: Node): JsonObject {
+  const result: JsonObject = node.member && node.children.size > 0 ? { '.': {} } : {};
+  for (const step of [...node.children.keys()].sort(compareSteps)) {
+    result[step] = encode(node.children.get(step) as Node);
+  }
+  return result;
+}
+
+export function fromFieldsV1(value: unknown, prefix: string[] = [], set: FieldSet = new Set()): FieldSet {
+  if (!isObject(value)) return set;
+  const entries = Object.entries(value);
+  if (entries.length === 0 && prefix.length > 0) set.add(pathKey(prefix));
+  for (const [step, child] of entries) {
+    if (step === '.') set.add(pathKey(prefix));
+    else fromFieldsV1(child, [...prefix, step], set);
+  }
+  return set;
+}
