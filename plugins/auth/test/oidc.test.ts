@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userStore } from '../src/store/user-store.ts';
 import { canonical } from '../../../test/support/accounts.ts';
+import { countsAdded, signInCounts } from '../../../test/support/sign-in-metrics.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { gateEnv, sign } from '../../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
@@ -145,6 +146,23 @@ describe('the browser flow', () => {
       code: third.callback.searchParams.get('code') as string,
     });
     expect([mixed.status, await problemCode(mixed)]).toEqual([400, 'auth.oidc.code_rejected']);
+  });
+
+  it('counts a single sign-on and a refused exchange in the sign-in metrics', async () => {
+    const before = await signInCounts(gateway.metricsUrl, 'oidc');
+    const { callback, flowCookie } = await browserSignIn('ada-sub');
+    expect((await exchange(callback, flowCookie)).status).toBe(200);
+    const third = await browserSignIn('ada-sub');
+    const fourth = await browserSignIn('ada-sub');
+    const mixed = await exchange(third.callback, fourth.flowCookie, {
+      state: fourth.callback.searchParams.get('state') as string,
+      code: third.callback.searchParams.get('code') as string,
+    });
+    expect(mixed.status).toBe(400);
+    expect(countsAdded(before, await signInCounts(gateway.metricsUrl, 'oidc'))).toEqual({
+      success: 1,
+      failure: 1,
+    });
   });
 
   it.each([

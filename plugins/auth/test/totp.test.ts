@@ -20,6 +20,7 @@ import {
   withCookie,
   type Caller,
 } from '../../../test/support/second-factor.ts';
+import { countsAdded, signInCounts } from '../../../test/support/sign-in-metrics.ts';
 
 const APP = 'http://localhost:3000';
 const PASSWORD = 'violet umbrella 42';
@@ -218,5 +219,33 @@ describe('removal', () => {
     // Without a factor the password alone signs in again.
     expect((await passwordSignIn(caller, 'remove@example.com', PASSWORD)).body.status).toBe('signed_in');
     expect(await auditKinds(userId)).toEqual(expect.arrayContaining(['auth.step_up', 'auth.totp.removed']));
+  });
+});
+
+describe('sign-in metrics', () => {
+  it('counts each step of a password sign-in by outcome: failure, second factor required, failed, success', async () => {
+    const { secret } = await enrolled('metrics@example.com');
+    const before = await signInCounts(gateway.metricsUrl, 'password');
+    // Every outcome is served from boot, so a rate has its series before the first failure.
+    expect(Object.keys(before).sort()).toEqual([
+      'failure',
+      'second_factor_failed',
+      'second_factor_required',
+      'success',
+    ]);
+
+    expect((await passwordSignIn(caller, 'metrics@example.com', 'not the password')).res.status).toBe(401);
+    const first = await passwordSignIn(caller, 'metrics@example.com', PASSWORD);
+    const code = await totpCode(secret, at(0));
+    const wrongCode = code === '123456' ? '654321' : '123456';
+    expect((await totpStep(caller, first.body.pendingToken ?? '', wrongCode)).res.status).toBe(401);
+    expect((await totpStep(caller, first.body.pendingToken ?? '', code)).res.status).toBe(200);
+
+    expect(countsAdded(before, await signInCounts(gateway.metricsUrl, 'password'))).toEqual({
+      failure: 1,
+      second_factor_required: 1,
+      second_factor_failed: 1,
+      success: 1,
+    });
   });
 });
