@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userStore } from '../src/store/user-store.ts';
 import { canonical } from '../../../test/support/accounts.ts';
-import { countsAdded, signInCounts } from '../../../test/support/sign-in-metrics.ts';
+import { metricSamples, samplesAdded } from '../../../test/support/metric-samples.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { gateEnv, sign } from '../../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
@@ -149,7 +149,8 @@ describe('the browser flow', () => {
   });
 
   it('counts a single sign-on and a refused exchange in the sign-in metrics', async () => {
-    const before = await signInCounts(gateway.metricsUrl, 'oidc');
+    const signIns = () => metricSamples(gateway.metricsUrl, 'gatehouse_auth_sign_ins_total');
+    const before = await signIns();
     const { callback, flowCookie } = await browserSignIn('ada-sub');
     expect((await exchange(callback, flowCookie)).status).toBe(200);
     const third = await browserSignIn('ada-sub');
@@ -159,9 +160,9 @@ describe('the browser flow', () => {
       code: third.callback.searchParams.get('code') as string,
     });
     expect(mixed.status).toBe(400);
-    expect(countsAdded(before, await signInCounts(gateway.metricsUrl, 'oidc'))).toEqual({
-      success: 1,
-      failure: 1,
+    expect(samplesAdded(before, await signIns())).toEqual({
+      'method="oidc",outcome="success"': 1,
+      'method="oidc",outcome="failure"': 1,
     });
   });
 

@@ -20,7 +20,7 @@ import {
   withCookie,
   type Caller,
 } from '../../../test/support/second-factor.ts';
-import { countsAdded, signInCounts } from '../../../test/support/sign-in-metrics.ts';
+import { metricSamples, samplesAdded } from '../../../test/support/metric-samples.ts';
 
 const APP = 'http://localhost:3000';
 const PASSWORD = 'violet umbrella 42';
@@ -225,14 +225,11 @@ describe('removal', () => {
 describe('sign-in metrics', () => {
   it('counts each step of a password sign-in by outcome: failure, second factor required, failed, success', async () => {
     const { secret } = await enrolled('metrics@example.com');
-    const before = await signInCounts(gateway.metricsUrl, 'password');
-    // Every outcome is served from boot, so a rate has its series before the first failure.
-    expect(Object.keys(before).sort()).toEqual([
-      'failure',
-      'second_factor_failed',
-      'second_factor_required',
-      'success',
-    ]);
+    const signIns = () => metricSamples(gateway.metricsUrl, 'gatehouse_auth_sign_ins_total');
+    const before = await signIns();
+    // Every pair is served from boot, so a rate has its series before the first failure.
+    expect(Object.keys(before)).toHaveLength(16);
+    expect(before).toHaveProperty(['method="password",outcome="second_factor_failed"']);
 
     expect((await passwordSignIn(caller, 'metrics@example.com', 'not the password')).res.status).toBe(401);
     const first = await passwordSignIn(caller, 'metrics@example.com', PASSWORD);
@@ -241,11 +238,11 @@ describe('sign-in metrics', () => {
     expect((await totpStep(caller, first.body.pendingToken ?? '', wrongCode)).res.status).toBe(401);
     expect((await totpStep(caller, first.body.pendingToken ?? '', code)).res.status).toBe(200);
 
-    expect(countsAdded(before, await signInCounts(gateway.metricsUrl, 'password'))).toEqual({
-      failure: 1,
-      second_factor_required: 1,
-      second_factor_failed: 1,
-      success: 1,
+    expect(samplesAdded(before, await signIns())).toEqual({
+      'method="password",outcome="failure"': 1,
+      'method="password",outcome="second_factor_required"': 1,
+      'method="password",outcome="second_factor_failed"': 1,
+      'method="password",outcome="success"': 1,
     });
   });
 });
