@@ -57,6 +57,7 @@ import { createScimTokenAuthenticator } from './service/scim/token-authenticator
 import { createScimUserService } from './service/scim/user-service.ts';
 import { startSessionState } from './service/session-state.ts';
 import { createThrottle, throttleRules, type Throttle } from './service/throttle.ts';
+import { createSignInMetrics, type SignInMetrics } from './service/sign-in-metrics.ts';
 import { oidcFlowStore } from './store/oidc-flow-store.ts';
 
 /** The message of boot-time advice about the deployment (README, "Break-glass", "TOTP"): settings, not failures. */
@@ -89,17 +90,19 @@ export const authPlugin = definePlugin({
     const throttle = createThrottle({ db: ctx.db, clock: ctx.clock, rules: throttleRules(ctx.config) });
     const directory = directoryFromConfig(ctx.config, deployment);
     const accounts = sessionState.accounts;
-    const factors = registerSecondFactors(ctx, { deployment, throttle });
+    const signIns = createSignInMetrics(ctx.metrics);
+    const factors = registerSecondFactors(ctx, { deployment, throttle, signIns });
     registerSessionRoutes(ctx, {
       login: createLoginService({ db: ctx.db, hasher, deployment, directory, accounts }),
       throttle,
       factors,
       deployment,
+      signIns,
     });
     registerAccountRoutes(ctx, { deployment, hasher, denylist: loadDenylist(), throttle });
     registerAccountAdminRoutes(ctx, { accounts });
     registerPageRoutes(ctx, deployment);
-    await registerSingleSignOn(ctx, { deployment, accounts, throttle });
+    await registerSingleSignOn(ctx, { deployment, accounts, throttle, signIns });
     await registerScim(ctx, { accounts, throttle });
     ctx.logger.info(
       {
@@ -129,7 +132,7 @@ export const authPlugin = definePlugin({
  */
 function registerSecondFactors(
   ctx: PluginContext<AuthEnv>,
-  deps: { deployment: AuthDeployment; throttle: Throttle },
+  deps: { deployment: AuthDeployment; throttle: Throttle; signIns: SignInMetrics },
 ): SecondFactors {
   const totp = createTotp({ box: totpSecretBox(ctx), clock: ctx.clock, issuer: ctx.config.TOTP_ISSUER });
   const factors = createSecondFactors({
@@ -144,7 +147,12 @@ function registerSecondFactors(
     factors,
     throttle: deps.throttle,
     webSession,
-    complete: signInCompletion(ctx, { webSession, factors, deployment: deps.deployment }),
+    complete: signInCompletion(ctx, {
+      webSession,
+      factors,
+      deployment: deps.deployment,
+      signIns: deps.signIns,
+    }),
     principals: factorPrincipals(ctx, { webSession, factors }),
   };
   registerSecondFactorRoutes(ctx, routeDeps);
@@ -202,9 +210,9 @@ function totpSecretBox(ctx: PluginContext<AuthEnv>) {
  */
 async function registerSingleSignOn(
   ctx: PluginContext<AuthEnv>,
-  deps: { deployment: AuthDeployment; accounts: AccountCache; throttle: Throttle },
+  deps: { deployment: AuthDeployment; accounts: AccountCache; throttle: Throttle; signIns: SignInMetrics },
 ): Promise<void> {
-  const { deployment, accounts, throttle } = deps;
+  const { deployment, accounts, throttle, signIns } = deps;
   if (deployment.oidc && ctx.core.APP_BASE_URL === undefined)
     throw new BootError([
       `plugin auth: APP_BASE_URL: required when AUTH_MODE is ${deployment.mode} (single sign-on returns to APP_BASE_URL/auth/callback)`,
@@ -237,6 +245,7 @@ async function registerSingleSignOn(
       signIn: (claims) => signInWithIdToken({ db: ctx.db, clock: ctx.clock, bootstrapAdminEmail }, claims),
       deviceTokens,
       throttle,
+      signIns,
     });
     // Sign-ins abandoned at the provider leave their flow rows behind.
     const sweep = startLoop({

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userStore } from '../src/store/user-store.ts';
 import { canonical } from '../../../test/support/accounts.ts';
+import { metricSamples, samplesAdded } from '../../../test/support/metric-samples.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { gateEnv, sign } from '../../../test/support/gate.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
@@ -145,6 +146,24 @@ describe('the browser flow', () => {
       code: third.callback.searchParams.get('code') as string,
     });
     expect([mixed.status, await problemCode(mixed)]).toEqual([400, 'auth.oidc.code_rejected']);
+  });
+
+  it('counts a single sign-on and a refused exchange in the sign-in metrics', async () => {
+    const signIns = () => metricSamples(gateway.metricsUrl, 'gatehouse_auth_sign_ins_total');
+    const before = await signIns();
+    const { callback, flowCookie } = await browserSignIn('ada-sub');
+    expect((await exchange(callback, flowCookie)).status).toBe(200);
+    const third = await browserSignIn('ada-sub');
+    const fourth = await browserSignIn('ada-sub');
+    const mixed = await exchange(third.callback, fourth.flowCookie, {
+      state: fourth.callback.searchParams.get('state') as string,
+      code: third.callback.searchParams.get('code') as string,
+    });
+    expect(mixed.status).toBe(400);
+    expect(samplesAdded(before, await signIns())).toEqual({
+      'method="oidc",outcome="success"': 1,
+      'method="oidc",outcome="failure"': 1,
+    });
   });
 
   it.each([

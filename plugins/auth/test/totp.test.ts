@@ -20,6 +20,7 @@ import {
   withCookie,
   type Caller,
 } from '../../../test/support/second-factor.ts';
+import { metricSamples, samplesAdded } from '../../../test/support/metric-samples.ts';
 
 const APP = 'http://localhost:3000';
 const PASSWORD = 'violet umbrella 42';
@@ -218,5 +219,30 @@ describe('removal', () => {
     // Without a factor the password alone signs in again.
     expect((await passwordSignIn(caller, 'remove@example.com', PASSWORD)).body.status).toBe('signed_in');
     expect(await auditKinds(userId)).toEqual(expect.arrayContaining(['auth.step_up', 'auth.totp.removed']));
+  });
+});
+
+describe('sign-in metrics', () => {
+  it('counts each step of a password sign-in by outcome: failure, second factor required, failed, success', async () => {
+    const { secret } = await enrolled('metrics@example.com');
+    const signIns = () => metricSamples(gateway.metricsUrl, 'gatehouse_auth_sign_ins_total');
+    const before = await signIns();
+    // Every pair is served from boot, so a rate has its series before the first failure.
+    expect(Object.keys(before)).toHaveLength(16);
+    expect(before).toHaveProperty(['method="password",outcome="second_factor_failed"']);
+
+    expect((await passwordSignIn(caller, 'metrics@example.com', 'not the password')).res.status).toBe(401);
+    const first = await passwordSignIn(caller, 'metrics@example.com', PASSWORD);
+    const code = await totpCode(secret, at(0));
+    const wrongCode = code === '123456' ? '654321' : '123456';
+    expect((await totpStep(caller, first.body.pendingToken ?? '', wrongCode)).res.status).toBe(401);
+    expect((await totpStep(caller, first.body.pendingToken ?? '', code)).res.status).toBe(200);
+
+    expect(samplesAdded(before, await signIns())).toEqual({
+      'method="password",outcome="failure"': 1,
+      'method="password",outcome="second_factor_required"': 1,
+      'method="password",outcome="second_factor_failed"': 1,
+      'method="password",outcome="success"': 1,
+    });
   });
 });

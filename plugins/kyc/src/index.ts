@@ -16,6 +16,7 @@ import { registerDocsRoutes } from './routes/docs-routes.ts';
 import { registerReviewRoutes } from './routes/review-routes.ts';
 import { registerTenantAdminRoutes } from './routes/tenant-admin-routes.ts';
 import { registerTenantRoutes } from './routes/tenant-routes.ts';
+import { createInitiationMetrics } from './service/initiation-metrics.ts';
 import { registerWebhookAdminRoutes } from './routes/webhook-admin-routes.ts';
 import { createKeyAuthenticator } from './service/key-authenticator.ts';
 import { createRateLimiter } from './service/rate-limiter.ts';
@@ -55,7 +56,13 @@ export const kycPlugin = definePlugin({
     });
     const { keys, authenticate } = await startApiKeyAuthentication(ctx);
 
-    registerTenantRoutes(ctx.routes, { authenticate, verifications, db: ctx.db, clock: ctx.clock });
+    registerTenantRoutes(ctx.routes, {
+      authenticate,
+      verifications,
+      db: ctx.db,
+      clock: ctx.clock,
+      initiations: createInitiationMetrics(ctx.metrics),
+    });
     registerTenantAdminRoutes(ctx, { tenants, keys });
     registerReviewRoutes(ctx, { verifications });
     registerDocsRoutes(ctx.routes);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import type { TestGateway } from '../../../test/support/gateway.ts';
 import { createKey, createTenant, startKycGateway, tenantCall } from '../../../test/support/kyc.ts';
+import { metricSamples, samplesAdded } from '../../../test/support/metric-samples.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;
@@ -35,6 +36,8 @@ describe('Idempotency-Key on initiate', () => {
 
   it('replays the original response (status and body) for the same key and body, without a second verification', async () => {
     const headers = { 'idempotency-key': 'order-1' };
+    const initiations = () => metricSamples(gateway.metricsUrl, 'gatehouse_kyc_initiations_total');
+    const before = await initiations();
     const first = await tenantCall(gateway, key, 'POST', '/api/v1/kyc/initiate', body('idem-1'), headers);
     expect(first.status).toBe(201);
     const firstBody = (await first.json()) as unknown;
@@ -53,6 +56,10 @@ describe('Idempotency-Key on initiate', () => {
       quota: { used: number };
     };
     expect(usage.quota.used).toBe(1);
+    expect(samplesAdded(before, await initiations())).toEqual({
+      'outcome="created"': 1,
+      'outcome="replayed"': 1,
+    });
   });
 
   it('answers 422 kyc.idempotency_mismatch for the same key with another body, writing nothing', async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import type { TestGateway } from '../../../test/support/gateway.ts';
 import { createKey, createTenant, startKycGateway, tenantCall } from '../../../test/support/kyc.ts';
+import { metricSamples, samplesAdded } from '../../../test/support/metric-samples.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;
@@ -28,6 +29,8 @@ describe('billable quota', () => {
   it('lets exactly 20 of 50 parallel live initiations through a quota of 20; the other 30 get 402', async () => {
     const tenant = await createTenant(gateway, { name: 'Live Co', quotaLimit: 20 });
     const { key } = await createKey(gateway, tenant.id);
+    const initiations = () => metricSamples(gateway.metricsUrl, 'gatehouse_kyc_initiations_total');
+    const before = await initiations();
     const responses = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         tenantCall(gateway, key, 'POST', '/api/v1/kyc/initiate', body(`s-${i}`)),
@@ -48,6 +51,10 @@ describe('billable quota', () => {
       period: { kind: 'month' },
       quota: { limit: 20, used: 20, remaining: 0 },
       initiations: { total: 20, billable: 20 },
+    });
+    expect(samplesAdded(before, await initiations())).toEqual({
+      'outcome="created"': 20,
+      'outcome="quota_exhausted"': 30,
     });
   });
 

@@ -13,6 +13,7 @@ import type { Throttle } from '../service/throttle.ts';
 import { oidcFlowStore } from '../store/oidc-flow-store.ts';
 import { readSessionCookie, sessionCookieOptions } from './session-cookie.ts';
 import { webSessions } from './web-session.ts';
+import type { SignInMetrics } from '../service/sign-in-metrics.ts';
 
 /** The browser's handle on its sign-in in progress; sent only to the exchange. */
 const FLOW_COOKIE = 'gatehouse.oidc-flow';
@@ -36,6 +37,7 @@ export function registerOidcRoutes(
     signIn: (claims: IdTokenClaims) => Promise<SignInResult>;
     deviceTokens: DeviceTokens;
     throttle: Throttle;
+    signIns: SignInMetrics;
   },
 ): void {
   const webSession = webSessions(ctx);
@@ -116,6 +118,7 @@ export function registerOidcRoutes(
     const claims = await deps.provider.exchange(checks).catch((err: unknown) => {
       if (!(err instanceof ExchangeError)) throw err;
       audit(req, 'auth.oidc.refused', null, { reason: err.failure, device: 'device' in body });
+      deps.signIns.record('oidc', 'failure');
       ctx.logger.warn(
         { requestId: req.gatehouse.id, failure: err.failure, reason: err.reason },
         'oidc exchange failed',
@@ -125,6 +128,7 @@ export function registerOidcRoutes(
     const result = await deps.signIn(claims);
     if (!result.ok) {
       audit(req, 'auth.oidc.refused', result.userId, { reason: result.reason, issuer: claims.issuer });
+      deps.signIns.record('oidc', 'failure');
       throw authErrors.create(
         result.reason === 'account_disabled' ? 'auth.account.disabled' : `auth.oidc.${result.reason}`,
       );
@@ -137,6 +141,7 @@ export function registerOidcRoutes(
       issuer: claims.issuer,
       device: 'device' in body,
     });
+    deps.signIns.record('oidc', 'success');
     return { user: result.user, returnTo };
   }
 

@@ -7,6 +7,7 @@ import { webSessions } from './web-session.ts';
 import type { AuthDeployment } from '../deployment/validate.ts';
 import type { LoginService } from '../service/login.ts';
 import type { PendingStep, SecondFactors } from '../service/second-factors.ts';
+import type { SignInMetrics } from '../service/sign-in-metrics.ts';
 import type { Throttle } from '../service/throttle.ts';
 import type { AttemptScope } from '../store/attempt-store.ts';
 import { sessionStore } from '../store/session-store.ts';
@@ -18,7 +19,13 @@ import { sessionStore } from '../store/session-store.ts';
  */
 export function registerSessionRoutes(
   ctx: PluginContext<AuthEnv>,
-  deps: { login: LoginService; throttle: Throttle; factors: SecondFactors; deployment: AuthDeployment },
+  deps: {
+    login: LoginService;
+    throttle: Throttle;
+    factors: SecondFactors;
+    deployment: AuthDeployment;
+    signIns: SignInMetrics;
+  },
 ): void {
   const webSession = webSessions(ctx);
 
@@ -47,6 +54,7 @@ export function registerSessionRoutes(
           ...where,
           payload: { method: 'password', reason: result.reason },
         });
+        deps.signIns.record('password', 'failure');
         throw authErrors.create('auth.invalid_credentials');
       }
       const { user } = result;
@@ -60,6 +68,7 @@ export function registerSessionRoutes(
           ...where,
           payload: { method: result.method, step: pending.step, breakGlass: result.breakGlass },
         });
+        deps.signIns.record(result.method, 'second_factor_required');
         res.setHeader('Cache-Control', 'no-store');
         res.status(200).json(pendingAnswer(pending, deps.deployment));
         return;
@@ -71,6 +80,7 @@ export function registerSessionRoutes(
         ...where,
         payload: { method: result.method },
       });
+      deps.signIns.record(result.method, 'success');
       res.status(200).json({
         status: 'signed_in',
         user: { id: user.id, email: user.email, roles: user.roles },

@@ -4,6 +4,7 @@ import type { AuthEnv } from '../config.ts';
 import { mayUsePassword, type AuthDeployment } from '../deployment/validate.ts';
 import { authErrors } from '../errors.ts';
 import type { CodeVerdict, SecondFactors } from '../service/second-factors.ts';
+import type { SignInMetrics } from '../service/sign-in-metrics.ts';
 import type { Attempt } from '../service/throttle.ts';
 import type { PendingSignIn } from '../store/pending-sign-in-store.ts';
 import { userStore, type UserRow } from '../store/user-store.ts';
@@ -44,7 +45,12 @@ class Refused extends Error {
  */
 export function signInCompletion(
   ctx: PluginContext<AuthEnv>,
-  deps: { webSession: WebSessions; factors: SecondFactors; deployment: AuthDeployment },
+  deps: {
+    webSession: WebSessions;
+    factors: SecondFactors;
+    deployment: AuthDeployment;
+    signIns: SignInMetrics;
+  },
 ) {
   const audit = (req: Request, kind: string, actor: string | null, payload: Record<string, unknown>) =>
     ctx.audit.writeLater({ kind, actor, requestId: req.gatehouse.id, ip: req.ip ?? null, payload });
@@ -80,11 +86,13 @@ export function signInCompletion(
         reason,
       });
       if (pending) await deps.factors.pendingFailed(pending);
+      deps.signIns.record(pending?.method ?? 'passkey', 'second_factor_failed');
       throw authErrors.create('auth.second_factor.invalid');
     }
     await completion.attempt.succeeded();
     const method = pending?.method ?? 'passkey';
     audit(req, 'auth.login.success', user.id, { method, factor: completion.factor });
+    deps.signIns.record(method, 'success');
     if (pending?.breakGlass ?? completion.breakGlass)
       audit(req, 'auth.login.break_glass', user.id, { method, factor: completion.factor });
     res.status(200).json({

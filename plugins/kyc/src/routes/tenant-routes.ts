@@ -1,6 +1,12 @@
 import type { Request, Response } from 'express';
-import type { Clock, Database, RouteRegistrar } from '../../../../gateway/src/plugin-api.ts';
+import {
+  isGatewayError,
+  type Clock,
+  type Database,
+  type RouteRegistrar,
+} from '../../../../gateway/src/plugin-api.ts';
 import { kycErrors } from '../errors.ts';
+import type { InitiationMetrics } from '../service/initiation-metrics.ts';
 import type { VerificationService } from '../service/verification/verification-service.ts';
 import { usageOfKeyTenant } from '../service/tenants.ts';
 import { apiKeyOf } from './api-key-authentication.ts';
@@ -21,6 +27,7 @@ export function registerTenantRoutes(
     verifications: VerificationService;
     db: Database;
     clock: Clock;
+    initiations: InitiationMetrics;
   },
 ): void {
   routes.add({
@@ -34,11 +41,14 @@ export function registerTenantRoutes(
       if (header !== undefined && (typeof header !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(header))) {
         throw kycErrors.create('kyc.idempotency_key.invalid');
       }
-      const result = await deps.verifications.initiate({
-        key: apiKeyOf(req),
-        request: body,
-        idempotencyKey: header,
-      });
+      const result = await deps.verifications
+        .initiate({ key: apiKeyOf(req), request: body, idempotencyKey: header })
+        .catch((err: unknown) => {
+          if (isGatewayError(err) && err.code === 'kyc.quota_exhausted')
+            deps.initiations.record('quota_exhausted');
+          throw err;
+        });
+      deps.initiations.record(result.replayed ? 'replayed' : 'created');
       if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
       res.setHeader('Location', `/api/v1/kyc/${result.body.id}`);
       res.status(result.status).json(result.body);
