@@ -1,4 +1,5 @@
 import pino from 'pino';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { createDatabase, namedStatement, type Database } from './database.ts';
@@ -34,5 +35,28 @@ describe('named statements', () => {
     const answers = await Promise.all(['a', 'b'].map((v) => db.query<{ v: string }>(shared, [v])));
     expect(answers.map((answer) => answer.rows[0]?.v)).toEqual(['a', 'b']);
     expect(shared).toEqual({ name: 'test.echo', text: 'SELECT $1::text AS v' });
+  });
+});
+
+describe('a connection lost while a client is checked out', () => {
+  it('fails the transaction to its caller and leaves the pool usable; nothing is thrown uncaught', async () => {
+    const own = createDatabase({ connectionString: test.url, max: 2, logger: pino({ level: 'silent' }) });
+    const admin = new pg.Client({ connectionString: test.url });
+    await admin.connect();
+    try {
+      const lost = own.transaction(async (client) => {
+        const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        const ended = new Promise((resolve) => (client as pg.PoolClient).once('end', resolve));
+        // What a PostgreSQL restart or failover does to this client's backend, between two statements.
+        await admin.query('SELECT pg_terminate_backend($1)', [rows[0]?.pid]);
+        await ended;
+        return client.query('SELECT 1');
+      });
+      await expect(lost).rejects.toThrow();
+      expect((await own.query<{ n: number }>('SELECT 1 AS n')).rows).toEqual([{ n: 1 }]);
+    } finally {
+      await admin.end();
+      await own.pool.end();
+    }
   });
 });

@@ -53,6 +53,10 @@ export function createDatabase(options: PoolOptions): Database {
   pool.on('error', (err) =>
     options.logger.warn({ err: { message: err.message } }, 'idle database client failed'),
   );
+  // A client checked out of the pool (a transaction, an advisory lock held across other work) has no listener
+  // of the pool's: its connection dropping would otherwise be an uncaught 'error' event, ending the process. The
+  // statement in flight fails to its caller, and the pool discards the client when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const url = new URL(options.connectionString);
   return {
     pool,

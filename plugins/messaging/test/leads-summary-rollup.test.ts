@@ -185,7 +185,12 @@ beforeAll(async () => {
   clusterB = await messagingRows.cluster(db.pool, ['agent-b']);
   await seedRandomLeads(1500, 17);
 }, 60_000);
-afterAll(() => stop?.());
+// The last test replaces the harness's gateway with one of its own: close whichever is current before the
+// harness drops the database (a gateway still connected then sees its connections reset).
+afterAll(async () => {
+  await gateway?.close();
+  await stop?.();
+});
 
 describe('the leads summary in MESSAGING_SUMMARY_TIME_ZONE', () => {
   it('answers exactly what the scan answers, with deltas pending and after compaction', async () => {
