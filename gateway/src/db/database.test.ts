@@ -46,7 +46,7 @@ describe('a connection lost while a client is checked out', () => {
     try {
       const lost = own.transaction(async (client) => {
         const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-        const ended = new Promise((resolve) => (client as pg.PoolClient).once('end', resolve));
+        const ended = new Promise((resolve) => client.once('end', resolve));
         // What a PostgreSQL restart or failover does to this client's backend, between two statements.
         await admin.query('SELECT pg_terminate_backend($1)', [rows[0]?.pid]);
         await ended;
