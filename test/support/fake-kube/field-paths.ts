@@ -87,6 +87,17 @@ export function appliedItemStep(kind: ListKind, item: unknown, path: readonly st
   );
 }
 
+/**
+ * The 422 of an applied list with two items of one key (or a set with a repeated value): structured-merge-diff
+ * refuses duplicates in an applied configuration, though create and update accept them in a live object.
+ */
+export function duplicateEntries(path: readonly string[], step: string): KubeError {
+  return new KubeError(
+    422,
+    `failed to create typed patch object: ${describePath(path)}: duplicate entries for key ${describeStep(step)}`,
+  );
+}
+
 /** A path as the server prints it in conflicts: `.spec.template.spec.containers[name="gateway"].image`. */
 export function describePath(steps: readonly string[]): string {
   return steps.map(describeStep).join('');

@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   appliedItemStep,
+  duplicateEntries,
   fieldStep,
   isAtomicObject,
   itemStep,
@@ -81,8 +82,12 @@ function walkAppliedList(
     set.add(pathKey(path));
     return;
   }
+  const seen = new Set<string>();
   list.forEach((item, index) => {
-    const itemPath = [...path, appliedItemStep(kind, item, path, index)];
+    const step = appliedItemStep(kind, item, path, index);
+    if (seen.has(step)) throw duplicateEntries(path, step);
+    seen.add(step);
+    const itemPath = [...path, step];
     if (isObject(item)) walkApplied(item, itemPath, schema, set);
     set.add(pathKey(itemPath));
   });
