@@ -68,6 +68,14 @@ async function applied(name: string, body: Json, manager: string): Promise<Deplo
 
 const messageOf = (response: KubeResponse) => (response.body as { message?: string }).message ?? '';
 
+/** A manager's Apply fieldsV1 under the pod template's spec. */
+function podSpecFields(object: KubeObject, manager: string): Json | undefined {
+  const entries = (object.metadata.managedFields ?? []) as Array<{ manager: string; fieldsV1: Json }>;
+  const fields = entries.find((entry) => entry.manager === manager)?.fieldsV1 as
+    { 'f:spec'?: { 'f:template'?: { 'f:spec'?: Json } } } | undefined;
+  return fields?.['f:spec']?.['f:template']?.['f:spec'];
+}
+
 describe('an applied list with two items of one key', () => {
   it('is refused with 422 duplicate entries for key, containers, env and ports (a defaulted key) alike', async () => {
     const twice = deployment('twice', [
@@ -117,5 +125,66 @@ describe('an applied list with two items of one key', () => {
     const object = await applied('kept', partial('kept', { hostname: 'kept' }), 'operator');
     expect(object.spec.template.spec.hostname).toBe('kept');
     expect(object.spec.template.spec.containers[0]?.env).toEqual(env);
+  });
+});
+
+describe('lists keyed as their type and path declare', () => {
+  const spread = (whenUnsatisfiable: string, extra: Json = {}) => ({
+    maxSkew: 1,
+    topologyKey: 'zone',
+    whenUnsatisfiable,
+    ...extra,
+  });
+
+  it('merges topologySpreadConstraints by topologyKey and whenUnsatisfiable; a labelSelector is owned whole', async () => {
+    const selector = { labelSelector: { matchLabels: { app: 'spread' } } };
+    const gateway = [{ name: 'gateway', image: 'gatehouse:1' }];
+    const podSpec = { topologySpreadConstraints: [spread('DoNotSchedule', selector)] };
+    await applied('spread', deployment('spread', gateway, podSpec), 'installer');
+    const controller = { topologySpreadConstraints: [spread('ScheduleAnyway')] };
+    const object = await applied('spread', partial('spread', controller), 'controller');
+    expect(object.spec.template.spec.topologySpreadConstraints).toEqual([
+      spread('DoNotSchedule', selector),
+      spread('ScheduleAnyway'),
+    ]);
+    const item = { '.': {}, 'f:maxSkew': {}, 'f:topologyKey': {}, 'f:whenUnsatisfiable': {} };
+    expect(podSpecFields(object, 'controller')?.['f:topologySpreadConstraints']).toEqual({
+      'k:{"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway"}': item,
+    });
+    expect(podSpecFields(object, 'installer')?.['f:topologySpreadConstraints']).toEqual({
+      'k:{"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule"}': { ...item, 'f:labelSelector': {} },
+    });
+  });
+
+  it('owns tolerations whole: another manager changing them conflicts', async () => {
+    const tolerations = (key: string) => ({ tolerations: [{ key, operator: 'Exists' }] });
+    const gateway = [{ name: 'gateway', image: 'gatehouse:1' }];
+    await applied('tolerant', deployment('tolerant', gateway, tolerations('a')), 'installer');
+    const refused = await apply('tolerant', partial('tolerant', tolerations('b')), 'controller');
+    expect(refused.status).toBe(409);
+    expect(messageOf(refused)).toBe(
+      'Apply failed with 1 conflict: conflict with "installer": .spec.template.spec.tolerations',
+    );
+  });
+
+  it("merges a ServiceAccount's secrets by name and owns its imagePullSecrets whole", async () => {
+    const path = `/api/v1/namespaces/${namespace}/serviceaccounts/robot`;
+    const account = (fields: Json) => ({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'robot' },
+      ...fields,
+    });
+    const send = (fields: Json, manager: string) =>
+      kubeRequest(cluster.kc, 'PATCH', `${path}?fieldManager=${manager}`, account(fields), APPLY);
+    const first = await send({ secrets: [{ name: 's1' }], imagePullSecrets: [{ name: 'p1' }] }, 'installer');
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const merged = await send({ secrets: [{ name: 's2' }] }, 'controller');
+    expect((merged.body as Json).secrets).toEqual([{ name: 's1' }, { name: 's2' }]);
+    const refused = await send({ imagePullSecrets: [{ name: 'p2' }] }, 'controller');
+    expect(refused.status).toBe(409);
+    expect(messageOf(refused)).toBe(
+      'Apply failed with 1 conflict: conflict with "installer": .imagePullSecrets',
+    );
   });
 });
