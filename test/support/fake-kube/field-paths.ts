@@ -24,7 +24,7 @@ export type ListKind =
 
 /**
  * What the fake knows of a type's schema, by path (steps as in `fieldsV1`): built-in kinds by their Go types'
- * markers (`builtin-lists.ts`); every list of a custom resource is atomic.
+ * markers (`builtin-lists.ts`), custom resources by their CRD's structural schema (`custom-lists.ts`).
  */
 export interface FieldSchema {
   /** Go structs: some objects always exist, and objects and lists a removal empties are dropped. */

@@ -16,6 +16,7 @@ import {
   type ListKind,
 } from './field-paths.ts';
 import { builtinFieldSchema } from './builtin-lists.ts';
+import { customFieldSchema } from './custom-lists.ts';
 import { isObject } from './patch.ts';
 import type { JsonObject, ResourceType } from './types.ts';
 
@@ -31,9 +32,11 @@ const UNTRACKED_METADATA = [
   'resourceVersion',
 ];
 
+/** Built-in kinds by their Go types, custom resources by their CRD's schema (every list atomic without one). */
 export function schemaOf(resource: ResourceType): FieldSchema {
+  if (resource.fieldSchema) return resource.fieldSchema;
   if (resource.strategicMergePatch === true) return builtinFieldSchema(resource.kind);
-  return { builtin: false, list: () => ({ type: 'atomic' }), atomicObject: () => false };
+  return customFieldSchema(undefined);
 }
 
 /**
