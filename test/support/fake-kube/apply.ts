@@ -14,7 +14,7 @@ import {
   type FieldSet,
   type ListKind,
 } from './field-paths.ts';
-import { appliedFields } from './field-sets.ts';
+import { fieldsAt } from './field-sets.ts';
 import { isObject } from './patch.ts';
 import type { JsonObject } from './types.ts';
 
@@ -27,22 +27,16 @@ function mergeObject(live: JsonObject, config: JsonObject, path: string[], schem
   const result: JsonObject = { ...live };
   for (const [field, value] of Object.entries(config)) {
     if (value === null) delete result[field];
-    else result[field] = mergeValue(field, result[field], value, [...path, `f:${field}`], schema);
+    else result[field] = mergeValue(result[field], value, [...path, `f:${field}`], schema);
   }
   return result;
 }
 
-function mergeValue(
-  field: string | undefined,
-  live: unknown,
-  config: unknown,
-  path: string[],
-  schema: FieldSchema,
-): unknown {
-  const kind = listKind(field, schema);
+function mergeValue(live: unknown, config: unknown, path: string[], schema: FieldSchema): unknown {
+  const kind = listKind(path, schema);
   if (Array.isArray(config) && kind.type !== 'atomic')
     return mergeList(kind, Array.isArray(live) ? live : [], config, path, schema);
-  if (isObject(config) && !isAtomicObject(field, schema))
+  if (isObject(config) && !isAtomicObject(path, schema))
     return mergeObject(isObject(live) ? live : {}, config, path, schema);
   return structuredClone(config);
 }
@@ -67,7 +61,7 @@ function mergeList(kind: ListKind, live: unknown[], config: unknown[], path: str
     const itemPath = [...path, entry.step];
     return before === undefined
       ? structuredClone(entry.item)
-      : mergeValue(undefined, before, entry.item, itemPath, schema);
+      : mergeValue(before, entry.item, itemPath, schema);
   };
   const out: unknown[] = [];
   const merged = new Set<string>();
@@ -134,21 +128,13 @@ export function pruneUnowned(
 
 /** Every field under the node (the node included) is one the manager gave up and nobody else owns. */
 function subtreeUnowned(value: unknown, steps: string[], candidates: FieldSet, schema: FieldSchema) {
-  const last = steps.at(-1) ?? '';
-  const field = last.startsWith('f:') ? last.slice(2) : undefined;
-  let wrapper: FieldSet;
+  let fields: FieldSet;
   try {
-    wrapper = appliedFields({ [field ?? 'item']: value }, schema);
+    fields = fieldsAt(value, steps, schema);
   } catch {
-    return false; // a keyed item without its key: left alone
+    return false; // a keyed item without its key, or two of one key: left alone
   }
-  const prefix = steps.slice(0, -1);
-  for (const inner of wrapper) {
-    const [, ...rest] = stepsOf(inner);
-    const full = pathKey([...prefix, last, ...rest]);
-    if (!candidates.has(full)) return false;
-  }
-  return true;
+  return [...fields].every((path) => candidates.has(path));
 }
 
 interface Located {
@@ -159,7 +145,6 @@ interface Located {
 /** The node at a path in an object, with a way to remove it; undefined when it is not there. */
 function locate(root: JsonObject, steps: string[], schema: FieldSchema): Located | undefined {
   let parent: unknown = root;
-  let field: string | undefined;
   for (const [index, step] of steps.entries()) {
     const last = index === steps.length - 1;
     if (step.startsWith('f:')) {
@@ -167,16 +152,14 @@ function locate(root: JsonObject, steps: string[], schema: FieldSchema): Located
       const name = step.slice(2);
       if (last) return { value: parent[name], remove: () => delete (parent as JsonObject)[name] };
       parent = parent[name];
-      field = name;
       continue;
     }
     if (!Array.isArray(parent)) return undefined;
     const list: unknown[] = parent;
-    const position = findItem(list, listKind(field, schema), step);
+    const position = findItem(list, listKind(steps.slice(0, index), schema), step);
     if (position === -1) return undefined;
     if (last) return { value: list[position], remove: () => list.splice(position, 1) };
     parent = list[position];
-    field = undefined;
   }
   return undefined;
 }

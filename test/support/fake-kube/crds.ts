@@ -5,6 +5,7 @@
  */
 import { crdSchemaFor, type CrdDocument, type CrdVersion } from './crd-document.ts';
 import { validateCrd } from './crd-validation.ts';
+import { customFieldSchema } from './custom-lists.ts';
 import { customObjectAdmission } from './schema/admission.ts';
 import type { ResourceRegistry } from './resources.ts';
 import { internalWrite, type ObjectStore } from './store.ts';
@@ -58,6 +59,7 @@ export function customResourceTypes(crd: CrdDocument): ResourceType[] {
       allowUnconditionalUpdate: false,
       returnDeletedObject: true,
       admit: customObjectAdmission(names.kind, group, version.name, crdSchemaFor(crd, version.name)),
+      fieldSchema: customFieldSchema(crdSchemaFor(crd, version.name)),
     }));
 }
 

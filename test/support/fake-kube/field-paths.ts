@@ -16,52 +16,29 @@ export const pathKey = (steps: readonly string[]): string => steps.join(SEPARATO
 export const stepsOf = (key: string): string[] => (key === '' ? [] : key.split(SEPARATOR));
 export const fieldStep = (name: string): string => `f:${name}`;
 
-/** What the fake knows of a type's schema: built-in kinds merge lists by the keys their Go types declare. */
-export interface FieldSchema {
-  builtin: boolean;
-}
-
-export type ListKind = { type: 'map'; keys: readonly string[] } | { type: 'set' } | { type: 'atomic' };
+/** How a list merges: by the keys of its items (`map`), as a set of values, or whole (`atomic`). */
+export type ListKind =
+  | { type: 'map'; keys: readonly string[]; defaults?: Readonly<Record<string, unknown>> }
+  | { type: 'set' }
+  | { type: 'atomic' };
 
 /**
- * Lists of built-in kinds merged by keys (`x-kubernetes-list-map-keys`, else `patchMergeKey`), by field name:
- * the same for every kind the fake serves. Every other list is atomic, custom resources' lists included.
+ * What the fake knows of a type's schema, by path (steps as in `fieldsV1`): built-in kinds by their Go types'
+ * markers (`builtin-lists.ts`), custom resources by their CRD's structural schema (`custom-lists.ts`).
  */
-const LIST_MAP_KEYS: Readonly<Record<string, readonly string[]>> = {
-  containers: ['name'],
-  initContainers: ['name'],
-  ephemeralContainers: ['name'],
-  env: ['name'],
-  volumes: ['name'],
-  ports: ['containerPort', 'protocol'],
-  volumeMounts: ['mountPath'],
-  volumeDevices: ['devicePath'],
-  imagePullSecrets: ['name'],
-  secrets: ['name'],
-  hostAliases: ['ip'],
-  resourceClaims: ['name'],
-  ownerReferences: ['uid'],
-  conditions: ['type'],
-};
-
-/** Key fields the schema defaults, so an item may leave them out (a port's protocol). */
-const KEY_DEFAULTS: Readonly<Record<string, unknown>> = { protocol: 'TCP' };
-
-const SET_LISTS = new Set(['finalizers']);
-
-/** Objects owned whole (`x-kubernetes-map-type: atomic`): a Deployment's label selector. */
-const ATOMIC_OBJECTS = new Set(['selector']);
-
-export function listKind(field: string | undefined, schema: FieldSchema): ListKind {
-  if (!schema.builtin || field === undefined) return { type: 'atomic' };
-  const keys = LIST_MAP_KEYS[field];
-  if (keys) return { type: 'map', keys };
-  return SET_LISTS.has(field) ? { type: 'set' } : { type: 'atomic' };
+export interface FieldSchema {
+  /** Go structs: some objects always exist, and objects and lists a removal empties are dropped. */
+  builtin: boolean;
+  /** How the list at `path` merges; atomic when its type says nothing. */
+  list(path: readonly string[]): ListKind;
+  /** The object at `path` is owned whole (`x-kubernetes-map-type: atomic`, a LabelSelector). */
+  atomicObject(path: readonly string[]): boolean;
 }
 
-export function isAtomicObject(field: string | undefined, schema: FieldSchema): boolean {
-  return schema.builtin && field !== undefined && ATOMIC_OBJECTS.has(field);
-}
+export const listKind = (path: readonly string[], schema: FieldSchema): ListKind => schema.list(path);
+
+export const isAtomicObject = (path: readonly string[], schema: FieldSchema): boolean =>
+  schema.atomicObject(path);
 
 /** The step naming a list item, or undefined when an item of a keyed list lacks a key field. */
 export function itemStep(kind: ListKind, item: unknown): string | undefined {
@@ -69,7 +46,7 @@ export function itemStep(kind: ListKind, item: unknown): string | undefined {
   if (kind.type !== 'map' || !isObject(item)) return undefined;
   const key: JsonObject = {};
   for (const field of [...kind.keys].sort()) {
-    const value = item[field] ?? KEY_DEFAULTS[field];
+    const value = item[field] ?? kind.defaults?.[field];
     if (value === undefined || value === null) return undefined;
     key[field] = value;
   }
@@ -84,6 +61,17 @@ export function appliedItemStep(kind: ListKind, item: unknown, path: readonly st
   throw new KubeError(
     422,
     `failed to create typed patch object: ${describePath(path)}: element ${index}: associative list with keys has an element that omits key field "${missing}" (and doesn't have default value)`,
+  );
+}
+
+/**
+ * The 422 of an applied list with two items of one key (or a set with a repeated value): structured-merge-diff
+ * refuses duplicates in an applied configuration, though create and update accept them in a live object.
+ */
+export function duplicateEntries(path: readonly string[], step: string): KubeError {
+  return new KubeError(
+    422,
+    `failed to create typed patch object: ${describePath(path)}: duplicate entries for key ${describeStep(step)}`,
   );
 }
 

@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   appliedItemStep,
+  duplicateEntries,
   fieldStep,
   isAtomicObject,
   itemStep,
@@ -14,6 +15,8 @@ import {
   type FieldSet,
   type ListKind,
 } from './field-paths.ts';
+import { builtinFieldSchema } from './builtin-lists.ts';
+import { customFieldSchema } from './custom-lists.ts';
 import { isObject } from './patch.ts';
 import type { JsonObject, ResourceType } from './types.ts';
 
@@ -29,8 +32,11 @@ const UNTRACKED_METADATA = [
   'resourceVersion',
 ];
 
+/** Built-in kinds by their Go types, custom resources by their CRD's schema (every list atomic without one). */
 export function schemaOf(resource: ResourceType): FieldSchema {
-  return { builtin: resource.strategicMergePatch === true };
+  if (resource.fieldSchema) return resource.fieldSchema;
+  if (resource.strategicMergePatch === true) return builtinFieldSchema(resource.kind);
+  return customFieldSchema(undefined);
 }
 
 /**
@@ -56,34 +62,41 @@ export function trackedPart(
 /** The fields an applied configuration sets: its leaves, atomic lists and objects, and each keyed item. */
 export function appliedFields(config: JsonObject, schema: FieldSchema): FieldSet {
   const set: FieldSet = new Set();
-  walkApplied(config, [], schema, set);
+  walkFields(config, [], schema, set);
   return set;
 }
 
-function walkApplied(object: JsonObject, prefix: string[], schema: FieldSchema, set: FieldSet): void {
-  for (const [field, value] of Object.entries(object)) {
-    const path = [...prefix, fieldStep(field)];
-    if (Array.isArray(value)) walkAppliedList(listKind(field, schema), value, path, schema, set);
-    else if (isObject(value) && !isAtomicObject(field, schema) && Object.keys(value).length > 0)
-      walkApplied(value, path, schema, set);
-    else set.add(pathKey(path));
-  }
+/** The fields a value at `path` sets, as `appliedFields` counts them (full paths). */
+export function fieldsAt(value: unknown, path: readonly string[], schema: FieldSchema): FieldSet {
+  const set: FieldSet = new Set();
+  walkValue(value, [...path], schema, set);
+  return set;
 }
 
-function walkAppliedList(
-  kind: ListKind,
-  list: unknown[],
-  path: string[],
-  schema: FieldSchema,
-  set: FieldSet,
-) {
+function walkFields(object: JsonObject, prefix: string[], schema: FieldSchema, set: FieldSet): void {
+  for (const [field, value] of Object.entries(object))
+    walkValue(value, [...prefix, fieldStep(field)], schema, set);
+}
+
+function walkValue(value: unknown, path: string[], schema: FieldSchema, set: FieldSet): void {
+  if (Array.isArray(value)) walkList(listKind(path, schema), value, path, schema, set);
+  else if (isObject(value) && !isAtomicObject(path, schema) && Object.keys(value).length > 0)
+    walkFields(value, path, schema, set);
+  else set.add(pathKey(path));
+}
+
+function walkList(kind: ListKind, list: unknown[], path: string[], schema: FieldSchema, set: FieldSet) {
   if (kind.type === 'atomic') {
     set.add(pathKey(path));
     return;
   }
+  const seen = new Set<string>();
   list.forEach((item, index) => {
-    const itemPath = [...path, appliedItemStep(kind, item, path, index)];
-    if (isObject(item)) walkApplied(item, itemPath, schema, set);
+    const step = appliedItemStep(kind, item, path, index);
+    if (seen.has(step)) throw duplicateEntries(path, step);
+    seen.add(step);
+    const itemPath = [...path, step];
+    if (isObject(item)) walkValue(item, itemPath, schema, set);
     set.add(pathKey(itemPath));
   });
 }
@@ -127,19 +140,19 @@ export function compareObjects(before: JsonObject, after: JsonObject, schema: Fi
 
 function compareFields(before: JsonObject, after: JsonObject, prefix: string[], walk: Walk): void {
   for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    compareValue(field, before[field], after[field], [...prefix, fieldStep(field)], walk);
+    compareValue(before[field], after[field], [...prefix, fieldStep(field)], walk);
   }
 }
 
-function compareValue(field: string | undefined, lhs: unknown, rhs: unknown, path: string[], walk: Walk) {
+function compareValue(lhs: unknown, rhs: unknown, path: string[], walk: Walk) {
   const { schema, result } = walk;
   if (lhs === undefined && rhs === undefined) return;
-  if (lhs === undefined) return addSubtree(field, rhs, path, schema, result.added);
-  if (rhs === undefined) return addSubtree(field, lhs, path, schema, result.removed);
-  const kind = listKind(field, schema);
+  if (lhs === undefined) return addSubtree(rhs, path, schema, result.added);
+  if (rhs === undefined) return addSubtree(lhs, path, schema, result.removed);
+  const kind = listKind(path, schema);
   if (Array.isArray(lhs) && Array.isArray(rhs) && kind.type !== 'atomic')
     return compareLists(kind, lhs, rhs, path, walk);
-  if (isObject(lhs) && isObject(rhs) && !isAtomicObject(field, schema))
+  if (isObject(lhs) && isObject(rhs) && !isAtomicObject(path, schema))
     return compareFields(lhs, rhs, path, walk);
   if (!isDeepStrictEqual(lhs, rhs)) result.modified.add(pathKey(path));
 }
@@ -148,7 +161,7 @@ function compareLists(kind: ListKind, lhs: unknown[], rhs: unknown[], path: stri
   const before = keyedItems(kind, lhs);
   const after = keyedItems(kind, rhs);
   for (const step of new Set([...before.keys(), ...after.keys()])) {
-    compareValue(undefined, before.get(step), after.get(step), [...path, step], walk);
+    compareValue(before.get(step), after.get(step), [...path, step], walk);
   }
 }
 
@@ -158,22 +171,15 @@ export function keyedItems(kind: ListKind, list: readonly unknown[]): Map<string
 }
 
 /** A node and everything under it, as added or removed. */
-export function addSubtree(
-  field: string | undefined,
-  value: unknown,
-  path: string[],
-  schema: FieldSchema,
-  set: FieldSet,
-): void {
+export function addSubtree(value: unknown, path: string[], schema: FieldSchema, set: FieldSet): void {
   const key = pathKey(path);
   if (key !== METADATA && !(schema.builtin && ALWAYS_PRESENT.has(key))) set.add(key);
-  if (isObject(value) && !isAtomicObject(field, schema)) {
+  if (isObject(value) && !isAtomicObject(path, schema)) {
     for (const [child, inner] of Object.entries(value))
-      addSubtree(child, inner, [...path, fieldStep(child)], schema, set);
+      addSubtree(inner, [...path, fieldStep(child)], schema, set);
     return;
   }
-  const kind = listKind(field, schema);
+  const kind = listKind(path, schema);
   if (!Array.isArray(value) || kind.type === 'atomic') return;
-  for (const [step, item] of keyedItems(kind, value))
-    addSubtree(undefined, item, [...path, step], schema, set);
+  for (const [step, item] of keyedItems(kind, value)) addSubtree(item, [...path, step], schema, set);
 }

@@ -1,4 +1,5 @@
 /** Shapes shared by the fake Kubernetes API server's parts. */
+import type { FieldSchema } from './field-paths.ts';
 
 /** A JSON object as it travels over the wire. */
 export type JsonObject = { [key: string]: unknown };
@@ -48,6 +49,8 @@ export interface ResourceType {
    * as a real server does, and kubectl sends them JSON merge patches instead.
    */
   strategicMergePatch?: boolean;
+  /** How server-side apply merges a custom resource's lists and objects (its CRD's schema for this version). */
+  fieldSchema?: FieldSchema;
   /** The type's create strategy beyond the common one (a Namespace's phase and finalizer, say). */
   prepareForCreate?: (object: KubeObject) => void;
   /** The type's update strategy: `next` is about to replace `existing` through the main resource. */
