@@ -16,6 +16,7 @@ import {
   Watch,
   type KubeConfig,
   type V1Deployment,
+  type V1EnvVar,
 } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { systemClock } from '../../gateway/src/operator-api.ts';
@@ -94,12 +95,20 @@ async function watchSecretsHashes(namespace: string): Promise<Array<string | und
   return seen;
 }
 
-async function setUp() {
+/**
+ * A namespace with the fixture Secret, an unrelated one, the installer's Secret `installer-tokens`, the gateway
+ * Deployment (with `installerEnv` on its gateway container, as its installer wrote it) and a running operator.
+ */
+async function setUp(installerEnv: V1EnvVar[] = []) {
   const namespace = await testNamespace(kc, 'rotation');
   await createFixtureSecret(kc, namespace);
   await core.createNamespacedSecret({
     namespace,
     body: { metadata: { name: 'unrelated' }, stringData: { token: 'one' } },
+  });
+  await core.createNamespacedSecret({
+    namespace,
+    body: { metadata: { name: 'installer-tokens' }, stringData: { messaging: 'one' } },
   });
   await apps.createNamespacedDeployment({
     namespace,
@@ -109,7 +118,7 @@ async function setUp() {
         selector: { matchLabels: { app: 'gatehouse' } },
         template: {
           metadata: { labels: { app: 'gatehouse' } },
-          spec: { containers: [{ name: 'gateway', image: 'gatehouse:1' }] },
+          spec: { containers: [{ name: 'gateway', image: 'gatehouse:1', env: installerEnv }] },
         },
       },
     },
@@ -205,5 +214,31 @@ describe('rotating a Secret the gateway reads', () => {
     expect(after.metadata?.generation).toBe(before.metadata?.generation);
     expect(t.hashOf(after)).toBe(t.hashOf(before));
     expect(t.hashes).toEqual([undefined, t.hashOf(before)]);
+  });
+
+  it('rolls the pods for a Secret that an env entry of the installer (not the AuthConfig) reads', async () => {
+    // A gateway variable the AuthConfig does not set, read from a Secret by the Deployment's own definition: the
+    // operator does not own the entry, the API server keeps it, so its Secret is hashed and watched too.
+    const t = await setUp([
+      {
+        name: 'MESSAGING_API_TOKEN',
+        valueFrom: { secretKeyRef: { name: 'installer-tokens', key: 'messaging' } },
+      },
+    ]);
+    await t.settle();
+    const first = t.hashOf(await t.readDeployment());
+
+    await t.rotate('installer-tokens', { messaging: 'two' });
+    const second = await eventually('the pod template after the rotation', 20_000, async () => {
+      const hash = t.hashOf(await t.readDeployment());
+      return hash !== first ? hash : undefined;
+    });
+    await t.settle();
+
+    const after = await t.readDeployment();
+    expect(after.spec?.template.spec?.containers[0]?.env?.map((entry) => entry.name)).toContain(
+      'MESSAGING_API_TOKEN',
+    );
+    expect(t.hashes).toEqual([undefined, first, second]);
   });
 });

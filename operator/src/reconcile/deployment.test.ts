@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS, FIELD_MANAGER } from '../api/names.ts';
-import { overriddenVariables, planDeployment, type DeploymentTarget } from './deployment.ts';
+import { overriddenVariables, planDeployment, podContainers, type DeploymentTarget } from './deployment.ts';
 import type { JsonObject } from '../api/json.ts';
 
 const target: DeploymentTarget = {
@@ -176,5 +176,59 @@ describe('overriddenVariables', () => {
     });
     expect(overriddenVariables(deployment, target)).toEqual(['API_AUTH_MODE', 'AUTH_MODE']);
     expect(overriddenVariables(applied(), target)).toEqual([]);
+  });
+});
+
+describe('podContainers', () => {
+  /** The gateway container's env once the operator's apply is in, for a live env entry and its owners. */
+  function envAfterApply(owners: JsonObject[] | undefined): unknown[] {
+    const helmSecret = {
+      name: 'OIDC_CLIENT_SECRET',
+      valueFrom: { secretKeyRef: { name: 'helm-oidc', key: 'id' } },
+    };
+    const deployment = live(
+      { name: 'gateway', env: [helmSecret, SECRET_ENTRY] },
+      {},
+      owners ? { managedFields: owners } : {},
+    );
+    const pod = podContainers(deployment, target);
+    if (!pod.ok) throw new Error(pod.message);
+    return (pod.containers[0]?.env as unknown[]).map((entry) => (entry as JsonObject).name);
+  }
+  const ownsEntry = (manager: string, operation: string): JsonObject => ({
+    manager,
+    operation,
+    fieldsType: 'FieldsV1',
+    fieldsV1: {
+      'f:spec': {
+        'f:template': {
+          'f:spec': {
+            'f:containers': {
+              'k:{"name":"gateway"}': {
+                'f:env': { 'k:{"name":"OIDC_CLIENT_SECRET"}': { '.': {}, 'f:name': {}, 'f:valueFrom': {} } },
+              },
+            },
+          },
+        },
+      },
+    },
+  });
+
+  it('keeps a gateway secret entry another manager owns, so the Secret it reads is still hashed and watched', () => {
+    // The operator no longer applies OIDC_CLIENT_SECRET (its AuthConfig does not name it), but helm set it.
+    expect(envAfterApply([ownsEntry('helm', 'Apply'), operatorEntry()])).toEqual([
+      'OIDC_CLIENT_SECRET',
+      'AUTH_SECRET',
+    ]);
+    expect(envAfterApply([ownsEntry('kubectl-edit', 'Update'), ownsEntry(FIELD_MANAGER, 'Apply')])).toEqual([
+      'OIDC_CLIENT_SECRET',
+      'AUTH_SECRET',
+    ]);
+  });
+
+  it('drops a gateway secret entry only the operator applied, as the API server does when it stops applying it', () => {
+    expect(envAfterApply([ownsEntry(FIELD_MANAGER, 'Apply')])).toEqual(['AUTH_SECRET']);
+    // No record of ownership (an object written before field management): taken for the operator's.
+    expect(envAfterApply(undefined)).toEqual(['AUTH_SECRET']);
   });
 });

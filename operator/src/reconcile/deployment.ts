@@ -2,7 +2,7 @@ import { GATEWAY_VARIABLES } from '../api/gateway-variables.ts';
 import type { RenderedEnv } from '../render/env.ts';
 import { ANNOTATIONS, FIELD_MANAGER } from '../api/names.ts';
 import { isJsonObject, sameJson, type Json, type JsonObject } from '../api/json.ts';
-import { ownsOnly } from './owned-fields.ts';
+import { dropsEnvEntry, ownsOnly } from './owned-fields.ts';
 
 /** What the target Deployment's pod template must carry for one rendered configuration. */
 export interface DeploymentTarget {
@@ -61,7 +61,7 @@ export function planDeployment(
   target: DeploymentTarget,
   fieldManager: string = FIELD_MANAGER,
 ): DeploymentPlan {
-  const pod = podContainers(live, target);
+  const pod = podContainers(live, target, fieldManager);
   if (!pod.ok) return pod;
   const { gateway } = pod;
   const spec = objectAt(live, 'spec');
@@ -129,6 +129,7 @@ export function overriddenVariables(deployment: JsonObject, target: DeploymentTa
 export function podContainers(
   live: JsonObject,
   target: Omit<DeploymentTarget, 'secretsHash'>,
+  fieldManager: string = FIELD_MANAGER,
 ): PodContainers {
   const podSpec = objectAt(objectAt(objectAt(live, 'spec'), 'template'), 'spec');
   const containers = containersOf(podSpec, 'containers');
@@ -152,7 +153,13 @@ export function podContainers(
   const applied = gatewayFields(current, target);
   return {
     ok: true,
-    containers: containers.map((container, i) => (i === index ? withApplied(container, applied) : container)),
+    containers: containers.map((container, i) =>
+      i === index
+        ? withApplied(container, applied, (name) =>
+            dropsEnvEntry(live, fieldManager, current.name as string, name),
+          )
+        : container,
+    ),
     initContainers: containersOf(podSpec, 'initContainers'),
     gateway: { live: current, applied },
   };
@@ -183,15 +190,24 @@ function gatewayFields(container: JsonObject, target: Omit<DeploymentTarget, 'se
   };
 }
 
-/** The container as it will be: the applied envFrom, env entries merged by name. */
-function withApplied(container: JsonObject, applied: JsonObject): JsonObject {
+/**
+ * The container as it will be: the applied envFrom, env entries merged by name. An entry the operator applied
+ * before and applies no more is gone (`dropped`: it owns the entry alone); another manager's entry stays, and so do
+ * the Secrets it reads.
+ */
+function withApplied(
+  container: JsonObject,
+  applied: JsonObject,
+  dropped: (name: string) => boolean,
+): JsonObject {
   const appliedEnv = Array.isArray(applied.env) ? applied.env.filter(isJsonObject) : [];
   const names = new Set(appliedEnv.map((entry) => entry.name));
-  // A gateway variable from a Secret is one the operator set before: gone once it no longer applies it.
   const kept = (Array.isArray(container.env) ? container.env : []).filter((entry) => {
     if (!isJsonObject(entry) || typeof entry.name !== 'string') return true;
     const fromSecret = isJsonObject(entry.valueFrom) && isJsonObject(entry.valueFrom.secretKeyRef);
-    return !names.has(entry.name) && !(fromSecret && GATEWAY_VARIABLES.has(entry.name));
+    return (
+      !names.has(entry.name) && !(fromSecret && GATEWAY_VARIABLES.has(entry.name) && dropped(entry.name))
+    );
   });
   const env = [...kept, ...appliedEnv];
   return { ...container, envFrom: applied.envFrom ?? [], ...(env.length > 0 ? { env } : {}) };

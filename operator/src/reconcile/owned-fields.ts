@@ -58,3 +58,26 @@ function walk(object: JsonObject, prefix: string, paths: Set<string>): void {
     else paths.add(path);
   }
 }
+
+/**
+ * Whether a server-side apply by `fieldManager` that no longer sends the gateway container's env entry `name` makes
+ * the API server remove it: the manager's apply owns the entry and no other manager does. With no record of
+ * ownership at all (`managedFields` absent), the entry is taken for one the manager set. Pure.
+ */
+export function dropsEnvEntry(
+  live: JsonObject,
+  fieldManager: string,
+  container: string,
+  name: string,
+): boolean {
+  const metadata = isJsonObject(live.metadata) ? live.metadata : {};
+  if (!Array.isArray(metadata.managedFields)) return true;
+  const item = `/f:spec/f:template/f:spec/f:containers/k:${JSON.stringify({ name: container })}/f:env/k:${JSON.stringify({ name })}`;
+  const owners = metadata.managedFields
+    .filter(isJsonObject)
+    .filter(
+      (entry) => !entry.subresource && [...ownedPaths(entry.fieldsV1)].some((path) => path.startsWith(item)),
+    );
+  const own = (entry: JsonObject) => entry.manager === fieldManager && entry.operation === 'Apply';
+  return owners.some(own) && owners.every(own);
+}

@@ -131,7 +131,7 @@ async function reconcileOnce(ctx: Context): Promise<ReconcileResult> {
 
   const step = await stepRollout(ctx, spec, pass.object.metadata, pass.status, pass.now);
   const target = deploymentTarget(pass, spec, step.decision.state.effectiveMode);
-  const pod = podContainers(deployment, target);
+  const pod = podContainers(deployment, target, ctx.fieldManager);
   if (!pod.ok) {
     await finish(pass, notReady(pod.reason, pod.message, 'waiting for the gateway container'));
     return { requeueAfterMs: TARGET_RETRY_MS };
