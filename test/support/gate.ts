@@ -4,6 +4,7 @@ import { SIGNATURE_HEADER, signatureHeader } from '../../gateway/src/gate/hmac.t
 export { SIGNATURE_HEADER };
 import { SESSION_HEADER } from '../../gateway/src/gate/gate.ts';
 import { GATE_METRIC_NAMES } from '../../gateway/src/gate/gate-metrics.ts';
+import { labelsOf, metricSamples } from './metric-samples.ts';
 
 export const INTERNAL_SECRET = 'internal-secret-0123456789abcdef-0123456789';
 export const INTERNAL_SECRET_NEXT = 'internal-secret-next-9876543210fedcba-98765';
@@ -63,17 +64,13 @@ export async function gateHeaders(
 
 /** `gatehouse_auth_gate_decisions_total` as {"layer outcome": value} for one mode. */
 export async function decisions(metricsUrl: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
-  const out: Record<string, number> = {};
-  for (const match of text.matchAll(
-    new RegExp(
-      `^${GATE_METRIC_NAMES.decisions}\\{layer="(\\w+)",mode="\\w+",outcome="(\\w+)"\\} (\\d+)$`,
-      'gm',
-    ),
-  )) {
-    out[`${match[1]} ${match[2]}`] = Number(match[3]);
-  }
-  return out;
+  const samples = await metricSamples(metricsUrl, GATE_METRIC_NAMES.decisions);
+  return Object.fromEntries(
+    Object.entries(samples).map(([key, value]) => {
+      const { layer, outcome } = labelsOf(key);
+      return [`${layer} ${outcome}`, value];
+    }),
+  );
 }
 
 /** Per-key difference of two counter snapshots, zero entries dropped. */

@@ -27,3 +27,19 @@ export function samplesAdded(
       .filter(([, added]) => added !== 0),
   );
 }
+
+/**
+ * The labels of a `metricSamples` key as an object: `layer="gate",outcome="pass"` → {layer: 'gate', outcome: 'pass'}.
+ * (Label values with an escaped quote are not expected here.)
+ */
+export function labelsOf(key: string): Record<string, string> {
+  const labels: Record<string, string> = {};
+  let at = 0;
+  for (;;) {
+    const equals = key.indexOf('="', at);
+    const close = equals < 0 ? -1 : key.indexOf('"', equals + 2);
+    if (close < 0) return labels;
+    labels[key.slice(at, equals)] = key.slice(equals + 2, close);
+    at = close + 2; // past the closing quote and the comma
+  }
+}

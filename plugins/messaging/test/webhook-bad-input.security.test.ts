@@ -15,6 +15,7 @@ import {
   textMessage,
   type ProviderStub,
 } from '../../../test/support/messaging.ts';
+import { metricSamples } from '../../../test/support/metric-samples.ts';
 
 let db: TestDatabase;
 let gateway: TestGateway;
@@ -84,11 +85,8 @@ async function storedIds(tag: string): Promise<string[]> {
 }
 
 async function rejectedTotal(kind: 'message' | 'status'): Promise<number> {
-  const text = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
-  const line = text
-    .split('\n')
-    .find((l) => l.startsWith(`gatehouse_messaging_webhook_rejected_total{kind="${kind}"}`));
-  return Number(line?.split(' ')[1] ?? 0);
+  const samples = await metricSamples(gateway.metricsUrl, 'gatehouse_messaging_webhook_rejected_total');
+  return samples[`kind="${kind}"`] ?? 0;
 }
 
 describe('a message with bad identifiers is rejected alone', () => {

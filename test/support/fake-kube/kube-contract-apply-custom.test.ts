@@ -8,17 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTestNamespace,
   deleteNamespace,
-  kubeRequest,
   startTestCluster,
   type KubeObject,
-  type KubeResponse,
   type TestCluster,
 } from './index.ts';
+import { appliedAt, applyAt, fieldsBelow, messageOf } from './apply-requests.ts';
 
 type Json = Record<string, unknown>;
 
 const GROUP = 'apply.example.com';
-const APPLY = 'application/apply-patch+yaml';
 const strings = { type: 'string' };
 
 const SPEC_SCHEMA = {
@@ -81,27 +79,20 @@ interface Widget extends KubeObject {
   spec: Json;
 }
 
-function apply(name: string, spec: Json, manager: string): Promise<KubeResponse> {
-  const path = `/apis/${GROUP}/v1/namespaces/${namespace}/appliedwidgets/${name}?fieldManager=${manager}`;
-  const body = { apiVersion: `${GROUP}/v1`, kind: 'AppliedWidget', metadata: { name }, spec };
-  return kubeRequest(cluster.kc, 'PATCH', path, body, APPLY);
-}
+const widget = (name: string) => `/apis/${GROUP}/v1/namespaces/${namespace}/appliedwidgets/${name}`;
+const widgetBody = (name: string, spec: Json) => ({
+  apiVersion: `${GROUP}/v1`,
+  kind: 'AppliedWidget',
+  metadata: { name },
+  spec,
+});
+const apply = (name: string, spec: Json, manager: string) =>
+  applyAt(cluster.kc, widget(name), widgetBody(name, spec), manager);
+const applied = (name: string, spec: Json, manager: string) =>
+  appliedAt<Widget>(cluster.kc, widget(name), widgetBody(name, spec), manager);
 
-async function applied(name: string, spec: Json, manager: string): Promise<Widget> {
-  const response = await apply(name, spec, manager);
-  expect([200, 201], JSON.stringify(response.body)).toContain(response.status);
-  return response.body as Widget;
-}
-
-/** A manager's fieldsV1 under `spec`. */
-function specFields(object: KubeObject, manager: string): Json | undefined {
-  const entries = (object.metadata.managedFields ?? []) as Array<{ manager: string; fieldsV1: Json }>;
-  const fields = entries.find((entry) => entry.manager === manager)?.fieldsV1 as
-    { 'f:spec'?: Json } | undefined;
-  return fields?.['f:spec'];
-}
-
-const messageOf = (response: KubeResponse) => (response.body as { message?: string }).message ?? '';
+/** A manager's Apply fieldsV1 under `spec`. */
+const specFields = (object: KubeObject, manager: string) => fieldsBelow(object, manager, ['f:spec']);
 
 describe('custom resources: lists as the schema types them', () => {
   it('merges a set value by value', async () => {

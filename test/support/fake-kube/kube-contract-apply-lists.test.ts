@@ -10,14 +10,13 @@ import {
   kubeRequest,
   startTestCluster,
   type KubeObject,
-  type KubeResponse,
   type TestCluster,
 } from './index.ts';
+import { APPLY, appliedAt, applyAt, fieldsBelow, messageOf } from './apply-requests.ts';
 
 let cluster: TestCluster;
 let namespace: string;
 
-const APPLY = 'application/apply-patch+yaml';
 const deployments = () => `/apis/apps/v1/namespaces/${namespace}/deployments`;
 
 beforeAll(async () => {
@@ -56,25 +55,14 @@ function partial(name: string, podSpec: Json): Json {
   return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name }, spec: { template: { spec } } };
 }
 
-function apply(name: string, body: Json, manager: string): Promise<KubeResponse> {
-  return kubeRequest(cluster.kc, 'PATCH', `${deployments()}/${name}?fieldManager=${manager}`, body, APPLY);
-}
-
-async function applied(name: string, body: Json, manager: string): Promise<Deployment> {
-  const response = await apply(name, body, manager);
-  expect([200, 201], JSON.stringify(response.body)).toContain(response.status);
-  return response.body as Deployment;
-}
-
-const messageOf = (response: KubeResponse) => (response.body as { message?: string }).message ?? '';
+const apply = (name: string, body: Json, manager: string) =>
+  applyAt(cluster.kc, `${deployments()}/${name}`, body, manager);
+const applied = (name: string, body: Json, manager: string) =>
+  appliedAt<Deployment>(cluster.kc, `${deployments()}/${name}`, body, manager);
 
 /** A manager's Apply fieldsV1 under the pod template's spec. */
-function podSpecFields(object: KubeObject, manager: string): Json | undefined {
-  const entries = (object.metadata.managedFields ?? []) as Array<{ manager: string; fieldsV1: Json }>;
-  const fields = entries.find((entry) => entry.manager === manager)?.fieldsV1 as
-    { 'f:spec'?: { 'f:template'?: { 'f:spec'?: Json } } } | undefined;
-  return fields?.['f:spec']?.['f:template']?.['f:spec'];
-}
+const podSpecFields = (object: KubeObject, manager: string) =>
+  fieldsBelow(object, manager, ['f:spec', 'f:template', 'f:spec']);
 
 describe('an applied list with two items of one key', () => {
   it('is refused with 422 duplicate entries for key, containers, env and ports (a defaulted key) alike', async () => {

@@ -12,14 +12,13 @@ import {
   kubeRequest,
   startTestCluster,
   type KubeObject,
-  type KubeResponse,
   type TestCluster,
 } from './index.ts';
+import { appliedAt, applyAt, fieldsBelow, managedEntry } from './apply-requests.ts';
 
 let cluster: TestCluster;
 let namespace: string;
 
-const APPLY = 'application/apply-patch+yaml';
 const GATEWAY = 'k:{"name":"gateway"}';
 const deployments = () => `/apis/apps/v1/namespaces/${namespace}/deployments`;
 
@@ -34,16 +33,6 @@ afterAll(async () => {
 });
 
 type Json = Record<string, unknown>;
-
-interface Entry {
-  manager: string;
-  operation: string;
-  apiVersion: string;
-  time: string;
-  fieldsType: string;
-  fieldsV1: Json;
-  subresource?: string;
-}
 
 interface Deployment extends KubeObject {
   spec: { template: { metadata?: { annotations?: Record<string, string> }; spec: { containers: Json[] } } };
@@ -78,28 +67,15 @@ function partial(name: string, gateway: Json, annotations?: Record<string, strin
   };
 }
 
-function apply(name: string, body: Json, manager: string, force = false): Promise<KubeResponse> {
-  const query = `fieldManager=${manager}${force ? '&force=true' : ''}`;
-  return kubeRequest(cluster.kc, 'PATCH', `${deployments()}/${name}?${query}`, body, APPLY);
-}
-
-async function applied(name: string, body: Json, manager: string, force = false): Promise<Deployment> {
-  const response = await apply(name, body, manager, force);
-  expect([200, 201], JSON.stringify(response.body)).toContain(response.status);
-  return response.body as Deployment;
-}
-
-function entry(object: KubeObject, manager: string, operation: string): Entry | undefined {
-  const entries = (object.metadata.managedFields ?? []) as Entry[];
-  return entries.find((item) => item.manager === manager && item.operation === operation);
-}
+const apply = (name: string, body: Json, manager: string, force = false) =>
+  applyAt(cluster.kc, `${deployments()}/${name}`, body, manager, force);
+const applied = (name: string, body: Json, manager: string, force = false) =>
+  appliedAt<Deployment>(cluster.kc, `${deployments()}/${name}`, body, manager, force);
+const entry = managedEntry;
 
 /** The gateway container's fields in a manager's fieldsV1. */
-function gatewayFields(object: KubeObject, manager: string, operation = 'Apply'): Json | undefined {
-  const fields = entry(object, manager, operation)?.fieldsV1 as
-    { 'f:spec'?: { 'f:template'?: { 'f:spec'?: { 'f:containers'?: Record<string, Json> } } } } | undefined;
-  return fields?.['f:spec']?.['f:template']?.['f:spec']?.['f:containers']?.[GATEWAY];
-}
+const gatewayFields = (object: KubeObject, manager: string, operation = 'Apply') =>
+  fieldsBelow(object, manager, ['f:spec', 'f:template', 'f:spec', 'f:containers', GATEWAY], operation);
 
 function gateway(object: Deployment): Json {
   const found = object.spec.template.spec.containers.find((container) => container.name === 'gateway');
