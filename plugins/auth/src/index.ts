@@ -147,6 +147,7 @@ function registerSecondFactors(
     factors,
     throttle: deps.throttle,
     webSession,
+    signIns: deps.signIns,
     complete: signInCompletion(ctx, {
       webSession,
       factors,

@@ -25,6 +25,7 @@ import {
   registerPasskey,
   type PasskeyBrowser,
 } from '../../../test/support/webauthn.ts';
+import { metricSamples, samplesAdded } from '../../../test/support/metric-samples.ts';
 
 const executablePath = await findChromium();
 const PASSWORD = 'violet umbrella 42';
@@ -168,10 +169,15 @@ describe.skipIf(!executablePath)('replays and clones', () => {
     const stored = credential?.signCount ?? 0;
     expect(stored).toBeGreaterThan(1);
     const before = await sessionsOf(userId);
+    const signIns = () => metricSamples(gateway.metricsUrl, 'gatehouse_auth_sign_ins_total');
+    const countedBefore = await signIns();
     // A copy of the key whose counter is behind: its next assertion presents stored - 1.
     await page.setSignCount(credential as NonNullable<typeof credential>, stored - 2);
     const cloned = await passkeySignIn(caller, page);
     expect(cloned.res.status).toBe(401);
+    expect(samplesAdded(countedBefore, await signIns())).toEqual({
+      'method="passkey",outcome="second_factor_failed"': 1,
+    });
     expect(cloned.body).toMatchObject({ code: 'auth.passkey.invalid' });
     expect(await sessionsOf(userId)).toBe(before);
     expect(await audited(userId, 'auth.passkey.clone_suspected')).toEqual([

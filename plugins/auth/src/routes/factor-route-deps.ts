@@ -6,6 +6,7 @@ import type { SecondFactors } from '../service/second-factors.ts';
 import type { Attempt, Throttle } from '../service/throttle.ts';
 import type { FactorPrincipals } from './factor-principal.ts';
 import type { CompleteSignIn } from './sign-in-completion.ts';
+import type { SignInMetrics } from '../service/sign-in-metrics.ts';
 import type { WebSessions } from './web-session.ts';
 
 /** What the second-factor routes share (wired in src/index.ts). */
@@ -16,6 +17,7 @@ export interface FactorRouteDeps {
   principals: FactorPrincipals;
   throttle: Throttle;
   webSession: WebSessions;
+  signIns: SignInMetrics;
 }
 
 /** Counts one second-factor guess for the account and the client address (README, "Brute-force limits"). */

@@ -48,6 +48,8 @@ export function registerPasskeySignInRoutes(ctx: PluginContext<AuthEnv>, deps: P
     audit(req, kind, userId, payload);
     const pending = await pendingOf(ceremony);
     if (pending) await deps.factors.pendingFailed(pending);
+    if (ceremony.purpose === 'sign-in')
+      deps.signIns.record(pending?.method ?? 'passkey', 'second_factor_failed');
     throw authErrors.create('auth.passkey.invalid');
   };
 
