@@ -49,6 +49,8 @@ const StatusSchema = z.enum(KB_STATUSES).meta({
   id: 'KbStatus',
   description: '`draft`: not answered from; `published`: searched by the bot; `archived`: deleted (kept).',
 });
+/** The statuses a write may set: archiving is the DELETE route's. */
+const WritableStatusSchema = z.enum(['draft', 'published']);
 const SourceSchema = z.enum(KB_SOURCES).meta({
   id: 'KbSource',
   description: 'Where the document came from: written here, the FAQ synchronisation, or a file import.',
@@ -65,10 +67,7 @@ export const KbDocumentCreateSchema = z
     language: LanguageSchema,
     tags: TagsSchema.default([]),
     source: z.enum(['manual', 'faq']).default('manual').meta({ description: '`manual` (default) or `faq`.' }),
-    status: z
-      .enum(['draft', 'published'])
-      .default('draft')
-      .meta({ description: '`draft` (default) or `published`.' }),
+    status: WritableStatusSchema.default('draft').meta({ description: '`draft` (default) or `published`.' }),
   })
   .meta({ id: 'KbDocumentInput', description: 'A new document.' });
 export type KbDocumentCreate = z.output<typeof KbDocumentCreateSchema>;
@@ -79,7 +78,7 @@ export const KbDocumentChangesSchema = z
     body: BodySchema.optional(),
     language: LanguageSchema.optional(),
     tags: TagsSchema.optional(),
-    status: z.enum(['draft', 'published']).optional().meta({
+    status: WritableStatusSchema.optional().meta({
       description: '`published` publishes, `draft` unpublishes (delete to archive).',
     }),
   })
@@ -123,7 +122,7 @@ export const KbImportSchema = z
       )
       .min(1)
       .max(KB_IMPORT_ITEMS_MAX),
-    status: z.enum(['draft', 'published']).default('draft').meta({
+    status: WritableStatusSchema.default('draft').meta({
       description: 'The status the imported documents get (default `draft`).',
     }),
   })
